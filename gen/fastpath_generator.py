@@ -105,7 +105,7 @@ def one(f, nostatus, karg):
     sparams = ", ".join(["struct cutap_counter *cutap_c"] + [
         ("%s%s" if p.abi.endswith("*") else "%s %s") % (p.abi, p.name) for p in f.params])
     out.append("static __attribute__((noinline, cold)) %s cutap_cs_%s(%s)\n{" % (f.ret_abi, f.name, sparams))
-    out.append("    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_%s);" % f.name)
+    out.append("    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_%s, cutap_c);" % f.name)
     out.append("    struct cutap_thread *cutap_t = &cutap_tls;")
     out.append("    cutap_t->depth++;")
     out.append("    " + res_decl)

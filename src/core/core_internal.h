@@ -404,11 +404,6 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
  * and *rec what the end needs (a record, NULL: lost; or a counter), aux two
  * words of it; its end after call->result is set. */
 int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **rec, uint64_t *aux);
-/* calls.c: the generic trampoline's untyped call, the recorder tracing and
- * its only client: 0 when the general path must take it, else 1 and *rec
- * the record begun (NULL: lost); its end after call->result is set. */
-int cutap_record_untyped_begin(cutap_call_t *call, void **rec);
-void cutap_record_untyped_end(cutap_call_t *call, void *rec);
 void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux);
 /* calls.c: the straight path of a runtime copy's reports (resolve/
  * rt_calls.c, issue #25) writes the records of a typed function as the
@@ -471,7 +466,7 @@ void cutap_clock_forbid_tsc(void);
  * front's getenv and secure_getenv call it) */
 void rec_env_seen(int secure, const char *name, const char *value, const void *caller);
 void cutap_clock_freeze(void);
-/* dispatch.c: CUTAP_DIAG_PATHS=1, the general path's calls per id. */
-void cutap_diag_paths_start(void);
+/* dispatch.c: CUTAP_DIAG_PATHS=DEST, the general path's calls per id. */
+void cutap_diag_paths_start(const char *dest);
 
 #endif

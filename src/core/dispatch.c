@@ -324,26 +324,36 @@ static inline void run_post(struct cutap_icall *call, unsigned mask)
         call->c.result = kept;
 }
 
-/* CUTAP_DIAG_PATHS=1 (a diagnostic, issue #27): how many calls of each id
- * took the general path (cutap_dispatch) and the untyped trampoline while
- * some client wanted them, printed to stderr at exit; the fast paths are
- * the rest of what a trace or stat counts. Off: one load a general call. */
+/* CUTAP_DIAG_PATHS=DEST (a diagnostic, issue #27): how many calls of each
+ * id that a client wanted took the general path (cutap_dispatch) or the
+ * untyped trampoline's callbacks, not a fast path; written at exit to DEST
+ * ("stderr" or a path, %p the pid: cutap_open_output), by the process that
+ * asked (a forked child's counts began as the parent's). Off: one load a
+ * general call. */
 #define DIAG_IDS 65536
 static _Atomic uint64_t (*diag_paths)[DIAG_IDS];
 static pid_t diag_pid;
+static const char *diag_dest;
 static void diag_print(void)
 {
-    if (getpid() != diag_pid)
-        return;   /* a forked child: its counts began as the parent's */
+    int fd;
+    if (getpid() != diag_pid || (fd = cutap_open_output(diag_dest, 1)) < 0)
+        return;
     for (int k = 0; k < 2; k++)
         for (uint32_t id = 0; id < DIAG_IDS && id < cutap_call_count(); id++)
-            if (diag_paths[k][id])
-                fprintf(stderr, "cutap diag: %s %s %llu\n", k ? "untyped" : "general", cutap_call_name(id),
-                        (unsigned long long)diag_paths[k][id]);
+            if (diag_paths[k][id]) {
+                char line[512];
+                int n = snprintf(line, sizeof line, "cutap diag: %s %s %llu\n", k ? "untyped" : "general",
+                                 cutap_call_name(id), (unsigned long long)diag_paths[k][id]);
+                if (n > 0)
+                    (void)cutap_write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+            }
+    close(fd);
 }
-void cutap_diag_paths_start(void)
+void cutap_diag_paths_start(const char *dest)
 {
     diag_pid = getpid();
+    diag_dest = dest;
     if ((diag_paths = calloc(2, sizeof *diag_paths)))
         atexit(diag_print);
 }
@@ -426,8 +436,9 @@ struct shadow_frame {
     struct cutap_icall call;
     uint64_t regs[6];
     uint8_t mask;
-    uint8_t fused;   /* the recorder's record without callbacks (cutap_record_untyped_begin) */
-    void *rec;       /* then its record (NULL: lost) */
+    uint8_t fused;   /* the recorder's record without callbacks (cutap_record_report_begin) */
+    void *rec;       /* then what its end needs */
+    uint64_t aux[2];
 };
 struct shadow_stack {
     unsigned top;
@@ -488,7 +499,6 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */
-    diag_note(1, ctx->id);
     /* --runtime=cupti: the libcupti cutap subscribed through calling an
      * export-table slot: the instrument's call, not the program's */
     uint32_t co = atomic_load_explicit(&cutap_cupti_object, memory_order_relaxed);
@@ -522,11 +532,12 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     c->fn = real;
     c->parent = t->current;
     c->t0 = c->t1 = 0;
-    /* Only the recorder, tracing: its record without the callbacks. */
-    fr->fused = __atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) == 1 &&
-                mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
-                cutap_record_untyped_begin(c, &fr->rec);
+    /* Only the recorder, tracing: its record without the callbacks, as
+     * for a runtime copy's report (origin none). */
+    fr->fused = __atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) == 1 && real != (void *)missing &&
+                cutap_record_report_begin(c, 0, &fr->rec, fr->aux);
     if (!fr->fused) {
+        diag_note(1, ctx->id);
         memset(fr->call.scratch, 0, sizeof fr->call.scratch);
         run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
     }
@@ -555,7 +566,7 @@ void *cutap_tramp_exit(uint64_t rax)
     t->current = fr->call.c.parent;
     fr->call.c.result = rax;
     if (fr->fused)
-        cutap_record_untyped_end(&fr->call.c, fr->rec);
+        cutap_record_report_end(&fr->call.c, fr->rec, fr->aux);
     else
         run_post(&fr->call, fr->mask);
     void *ret = fr->ret;

@@ -237,8 +237,8 @@ __attribute__((constructor)) void cutap_init(void)
         cutap_sync_launches_start(v);
     if ((v = getenv("CUTAP_PLUGINS")) && *v)
         load_plugins(v);
-    if ((v = getenv("CUTAP_DIAG_PATHS")) && !strcmp(v, "1"))
-        cutap_diag_paths_start();
+    if ((v = getenv("CUTAP_DIAG_PATHS")) && *v)
+        cutap_diag_paths_start(v);
     /* If the driver is loaded already (linked, or opened by an earlier
      * constructor), resolve it now rather than on the first call. */
     void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);

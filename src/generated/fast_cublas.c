@@ -763,7 +763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasAlloc(int n, int elemSize, void *devicePt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAlloc(struct cutap_counter *cutap_c, int n, int elemSize, void *devicePtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cublasAlloc])(n, elemSize, devicePtr);
@@ -826,7 +826,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasAsumEx(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAsumEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAsumEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAsumEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasAsumEx])(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -889,7 +889,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasAsumEx_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAsumEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAsumEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAsumEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasAsumEx_64])(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -955,7 +955,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasAxpyEx(void *handle, int n, void *alpha, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAxpyEx(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAxpyEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAxpyEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, void *, unsigned int, int, unsigned int))cutap_real[CUTAP_ID_cublasAxpyEx])(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1021,7 +1021,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasAxpyEx_64(void *handle, long n, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasAxpyEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAxpyEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasAxpyEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, void *, unsigned int, long, unsigned int))cutap_real[CUTAP_ID_cublasAxpyEx_64])(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -1082,7 +1082,7 @@ CUTAP_SLOW void cutap_tr_cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCaxpy(struct cutap_counter *cutap_c, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCaxpy])(n, alpha, x, incx, y, incy);
@@ -1148,7 +1148,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCaxpy_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCaxpy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCaxpy_v2])(handle, n, alpha, x, incx, y, incy);
@@ -1210,7 +1210,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCaxpy_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCaxpy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCaxpy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
@@ -1270,7 +1270,7 @@ CUTAP_SLOW void cutap_tr_cublasCcopy(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCcopy(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCcopy])(n, x, incx, y, incy);
@@ -1335,7 +1335,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCcopy_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCcopy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCcopy_v2])(handle, n, x, incx, y, incy);
@@ -1396,7 +1396,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCcopy_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCcopy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCcopy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCcopy_v2_64])(handle, n, x, incx, y, incy);
@@ -1461,7 +1461,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdgmm(void *handle, unsigned int mode, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdgmm(struct cutap_counter *cutap_c, void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdgmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdgmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -1526,7 +1526,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdgmm_64(void *handle, unsigned int mode,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdgmm_64(struct cutap_counter *cutap_c, void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdgmm_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdgmm_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -1588,7 +1588,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdotc_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotc_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCdotc_v2])(handle, n, x, incx, y, incy, result);
@@ -1650,7 +1650,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdotc_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotc_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotc_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotc_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasCdotc_v2_64])(handle, n, x, incx, y, incy, result);
@@ -1712,7 +1712,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdotu_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotu_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotu_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotu_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCdotu_v2])(handle, n, x, incx, y, incy, result);
@@ -1774,7 +1774,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCdotu_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCdotu_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotu_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCdotu_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasCdotu_v2_64])(handle, n, x, incx, y, incy, result);
@@ -1842,7 +1842,7 @@ CUTAP_SLOW void cutap_tr_cublasCgbmv(char trans, int m, int n, int kl, int ku, s
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCgbmv(struct cutap_counter *cutap_c, char trans, int m, int n, int kl, int ku, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -1915,7 +1915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgbmv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -1984,7 +1984,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgbmv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -2052,7 +2052,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgeam(void *handle, unsigned int transa, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeam(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeam);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeam, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -2120,7 +2120,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgeam_64(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeam_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeam_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeam_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -2187,7 +2187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgelsBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgelsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgelsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgelsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -2255,7 +2255,7 @@ CUTAP_SLOW void cutap_tr_cublasCgemm(char transa, char transb, int m, int n, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCgemm(struct cutap_counter *cutap_c, char transa, char transb, int m, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2328,7 +2328,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3m(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3m(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3m);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3m, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemm3m])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2398,7 +2398,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mBatched(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemm3mBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2468,7 +2468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mBatched_64(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemm3mBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2540,7 +2540,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mEx(void *handle, unsigned int tran
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCgemm3mEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2612,7 +2612,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mEx_64(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCgemm3mEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -2685,7 +2685,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mStridedBatched(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemm3mStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2758,7 +2758,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3mStridedBatched_64(void *handle, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3mStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3mStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemm3mStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -2827,7 +2827,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3m_64(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm3m_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3m_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm3m_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemm3m_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -2897,7 +2897,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -2967,7 +2967,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -3039,7 +3039,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmEx(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCgemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -3111,7 +3111,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmEx_64(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCgemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -3184,7 +3184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -3257,7 +3257,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemmStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemmStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemmStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -3326,7 +3326,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3395,7 +3395,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemm_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -3461,7 +3461,7 @@ CUTAP_SLOW void cutap_tr_cublasCgemv(char trans, int m, int n, struct cutap_sv_f
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCgemv(struct cutap_counter *cutap_c, char trans, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3533,7 +3533,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemvBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3601,7 +3601,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemvBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -3672,7 +3672,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemvStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3743,7 +3743,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemvStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemvStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemvStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -3810,7 +3810,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3877,7 +3877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgemv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -3940,7 +3940,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgeqrfBatched(void *handle, int m, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeqrfBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeqrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeqrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -4004,7 +4004,7 @@ CUTAP_SLOW void cutap_tr_cublasCgerc(int m, int n, struct cutap_sv_float2 alpha,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCgerc(struct cutap_counter *cutap_c, int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgerc])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -4073,7 +4073,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgerc_v2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgerc_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgerc_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -4138,7 +4138,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgerc_v2_64(void *handle, long m, long n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgerc_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgerc_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgerc_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -4202,7 +4202,7 @@ CUTAP_SLOW void cutap_tr_cublasCgeru(int m, int n, struct cutap_sv_float2 alpha,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCgeru(struct cutap_counter *cutap_c, int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeru])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -4271,7 +4271,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgeru_v2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeru_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeru_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -4336,7 +4336,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgeru_v2_64(void *handle, long m, long n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgeru_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgeru_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgeru_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -4398,7 +4398,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgetrfBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetrfBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgetrfBatched])(handle, n, A, lda, P, info, batchSize);
@@ -4462,7 +4462,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgetriBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetriBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetriBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetriBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -4528,7 +4528,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCgetrsBatched(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCgetrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCgetrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -4594,7 +4594,7 @@ CUTAP_SLOW void cutap_tr_cublasChbmv(char uplo, int n, int k, struct cutap_sv_fl
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChbmv(struct cutap_counter *cutap_c, char uplo, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -4665,7 +4665,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -4732,7 +4732,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -4799,7 +4799,7 @@ CUTAP_SLOW void cutap_tr_cublasChemm(char side, char uplo, int m, int n, struct 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChemm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChemm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4871,7 +4871,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChemm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChemm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -4939,7 +4939,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChemm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChemm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5004,7 +5004,7 @@ CUTAP_SLOW void cutap_tr_cublasChemv(char uplo, int n, struct cutap_sv_float2 al
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChemv(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChemv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -5074,7 +5074,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChemv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChemv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -5140,7 +5140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChemv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChemv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -5202,7 +5202,7 @@ CUTAP_SLOW void cutap_tr_cublasCher(char uplo, int n, float alpha, void *x, int 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCher(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher])(uplo, n, alpha, x, incx, A, lda);
@@ -5270,7 +5270,7 @@ CUTAP_SLOW void cutap_tr_cublasCher2(char uplo, int n, struct cutap_sv_float2 al
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCher2(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher2])(uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -5339,7 +5339,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -5404,7 +5404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCher2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -5471,7 +5471,7 @@ CUTAP_SLOW void cutap_tr_cublasCher2k(char uplo, char trans, int n, int k, struc
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCher2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasCher2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5543,7 +5543,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCher2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5611,7 +5611,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCher2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -5674,7 +5674,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -5737,7 +5737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCher_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCher_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCher_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCher_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -5802,7 +5802,7 @@ CUTAP_SLOW void cutap_tr_cublasCherk(char uplo, char trans, int n, int k, float 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCherk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasCherk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -5874,7 +5874,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherk3mEx(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk3mEx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk3mEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk3mEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCherk3mEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -5942,7 +5942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherk3mEx_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk3mEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk3mEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk3mEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCherk3mEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -6010,7 +6010,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherkEx(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkEx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCherkEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -6078,7 +6078,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherkEx_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCherkEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -6144,7 +6144,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCherk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -6210,7 +6210,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCherk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -6278,7 +6278,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -6346,7 +6346,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCherkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCherkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCherkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCherkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -6410,7 +6410,7 @@ CUTAP_SLOW void cutap_tr_cublasChpmv(char uplo, int n, struct cutap_sv_float2 al
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChpmv(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_float2 alpha, void *AP, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_float2, void *, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChpmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -6479,7 +6479,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChpmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -6544,7 +6544,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChpmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -6605,7 +6605,7 @@ CUTAP_SLOW void cutap_tr_cublasChpr(char uplo, int n, float alpha, void *x, int 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChpr(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr])(uplo, n, alpha, x, incx, AP);
@@ -6672,7 +6672,7 @@ CUTAP_SLOW void cutap_tr_cublasChpr2(char uplo, int n, struct cutap_sv_float2 al
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasChpr2(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr2])(uplo, n, alpha, x, incx, y, incy, AP);
@@ -6740,7 +6740,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -6804,7 +6804,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasChpr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -6866,7 +6866,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr_v2])(handle, uplo, n, alpha, x, incx, AP);
@@ -6928,7 +6928,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasChpr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasChpr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasChpr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasChpr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
@@ -6991,7 +6991,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCmatinvBatched(void *handle, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCmatinvBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCmatinvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCmatinvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -7054,7 +7054,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCopyEx(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCopyEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCopyEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCopyEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCopyEx])(handle, n, x, xType, incx, y, yType, incy);
@@ -7117,7 +7117,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCopyEx_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCopyEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCopyEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCopyEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCopyEx_64])(handle, n, x, xType, incx, y, yType, incy);
@@ -7180,7 +7180,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCreate_v2(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCreate_v2(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCreate_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCreate_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasCreate_v2])(handle);
@@ -7242,7 +7242,7 @@ CUTAP_SLOW void cutap_tr_cublasCrot(int n, void *x, int incx, void *y, int incy,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, float c, struct cutap_sv_float2 s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, float, struct cutap_sv_float2))cutap_real[CUTAP_ID_cublasCrot])(n, x, incx, y, incy, c, s);
@@ -7309,7 +7309,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCrot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasCrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -7372,7 +7372,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCrot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasCrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -7431,7 +7431,7 @@ CUTAP_SLOW void cutap_tr_cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCrotg(struct cutap_counter *cutap_c, void *ca, struct cutap_sv_float2 cb, void *sc, void *cs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrotg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrotg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, struct cutap_sv_float2, void *, void *))cutap_real[CUTAP_ID_cublasCrotg])(ca, cb, sc, cs);
@@ -7495,7 +7495,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCrotg_v2(void *handle, void *a, void *b, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCrotg_v2(struct cutap_counter *cutap_c, void *handle, void *a, void *b, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrotg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCrotg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasCrotg_v2])(handle, a, b, c, s);
@@ -7554,7 +7554,7 @@ CUTAP_SLOW void cutap_tr_cublasCscal(int n, struct cutap_sv_float2 alpha, void *
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCscal(struct cutap_counter *cutap_c, int n, struct cutap_sv_float2 alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCscal])(n, alpha, x, incx);
@@ -7618,7 +7618,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCscal_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCscal_v2])(handle, n, alpha, x, incx);
@@ -7678,7 +7678,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCscal_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCscal_v2_64])(handle, n, alpha, x, incx);
@@ -7740,7 +7740,7 @@ CUTAP_SLOW void cutap_tr_cublasCsrot(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCsrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, float c, float s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, float, float))cutap_real[CUTAP_ID_cublasCsrot])(n, x, incx, y, incy, c, s);
@@ -7807,7 +7807,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsrot_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasCsrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -7870,7 +7870,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsrot_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasCsrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -7929,7 +7929,7 @@ CUTAP_SLOW void cutap_tr_cublasCsscal(int n, float alpha, void *x, int incx)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCsscal(struct cutap_counter *cutap_c, int n, float alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, float, void *, int))cutap_real[CUTAP_ID_cublasCsscal])(n, alpha, x, incx);
@@ -7993,7 +7993,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsscal_v2(void *handle, int n, void *alph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsscal_v2])(handle, n, alpha, x, incx);
@@ -8053,7 +8053,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsscal_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsscal_v2_64])(handle, n, alpha, x, incx);
@@ -8113,7 +8113,7 @@ CUTAP_SLOW void cutap_tr_cublasCswap(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCswap(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCswap])(n, x, incx, y, incy);
@@ -8178,7 +8178,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCswap_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCswap_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCswap_v2])(handle, n, x, incx, y, incy);
@@ -8239,7 +8239,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCswap_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCswap_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCswap_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCswap_v2_64])(handle, n, x, incx, y, incy);
@@ -8306,7 +8306,7 @@ CUTAP_SLOW void cutap_tr_cublasCsymm(char side, char uplo, int m, int n, struct 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCsymm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8378,7 +8378,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsymm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8446,7 +8446,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsymm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8512,7 +8512,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsymv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -8578,7 +8578,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsymv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsymv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsymv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -8643,7 +8643,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -8708,7 +8708,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -8775,7 +8775,7 @@ CUTAP_SLOW void cutap_tr_cublasCsyr2k(char uplo, char trans, int n, int k, struc
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCsyr2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8847,7 +8847,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8915,7 +8915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -8978,7 +8978,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -9041,7 +9041,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -9106,7 +9106,7 @@ CUTAP_SLOW void cutap_tr_cublasCsyrk(char uplo, char trans, int n, int k, struct
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCsyrk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -9178,7 +9178,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrk3mEx(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk3mEx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk3mEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk3mEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCsyrk3mEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -9246,7 +9246,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrk3mEx_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk3mEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk3mEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk3mEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCsyrk3mEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -9314,7 +9314,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrkEx(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkEx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCsyrkEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -9382,7 +9382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrkEx_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCsyrkEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -9448,7 +9448,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -9514,7 +9514,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -9582,7 +9582,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9650,7 +9650,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCsyrkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCsyrkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCsyrkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -9714,7 +9714,7 @@ CUTAP_SLOW void cutap_tr_cublasCtbmv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtbmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9783,7 +9783,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9848,7 +9848,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9912,7 +9912,7 @@ CUTAP_SLOW void cutap_tr_cublasCtbsv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtbsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9981,7 +9981,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtbsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10046,7 +10046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtbsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtbsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtbsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10108,7 +10108,7 @@ CUTAP_SLOW void cutap_tr_cublasCtpmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtpmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpmv])(uplo, trans, diag, n, AP, x, incx);
@@ -10175,7 +10175,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10238,7 +10238,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10300,7 +10300,7 @@ CUTAP_SLOW void cutap_tr_cublasCtpsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtpsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpsv])(uplo, trans, diag, n, AP, x, incx);
@@ -10367,7 +10367,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtpsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10430,7 +10430,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtpsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10491,7 +10491,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtpttr(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtpttr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpttr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtpttr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpttr])(handle, uplo, n, AP, A, lda);
@@ -10557,7 +10557,7 @@ CUTAP_SLOW void cutap_tr_cublasCtrmm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtrmm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -10630,7 +10630,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrmm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -10699,7 +10699,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrmm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -10762,7 +10762,7 @@ CUTAP_SLOW void cutap_tr_cublasCtrmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtrmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -10830,7 +10830,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10894,7 +10894,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -10960,7 +10960,7 @@ CUTAP_SLOW void cutap_tr_cublasCtrsm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtrsm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -11032,7 +11032,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsmBatched(void *handle, unsigned int s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasCtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -11100,7 +11100,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasCtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -11167,7 +11167,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -11234,7 +11234,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -11297,7 +11297,7 @@ CUTAP_SLOW void cutap_tr_cublasCtrsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasCtrsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -11365,7 +11365,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11429,7 +11429,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -11490,7 +11490,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasCtrttp(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasCtrttp(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrttp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasCtrttp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCtrttp])(handle, uplo, n, A, lda, AP);
@@ -11550,7 +11550,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDasum_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDasum_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDasum_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDasum_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDasum_v2])(handle, n, x, incx, result);
@@ -11610,7 +11610,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDasum_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDasum_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDasum_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDasum_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDasum_v2_64])(handle, n, x, incx, result);
@@ -11671,7 +11671,7 @@ CUTAP_SLOW void cutap_tr_cublasDaxpy(int n, double alpha, void *x, int incx, voi
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDaxpy(struct cutap_counter *cutap_c, int n, double alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDaxpy])(n, alpha, x, incx, y, incy);
@@ -11737,7 +11737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDaxpy_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDaxpy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDaxpy_v2])(handle, n, alpha, x, incx, y, incy);
@@ -11799,7 +11799,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDaxpy_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDaxpy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDaxpy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
@@ -11859,7 +11859,7 @@ CUTAP_SLOW void cutap_tr_cublasDcopy(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDcopy(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDcopy])(n, x, incx, y, incy);
@@ -11924,7 +11924,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDcopy_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDcopy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDcopy_v2])(handle, n, x, incx, y, incy);
@@ -11985,7 +11985,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDcopy_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDcopy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDcopy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDcopy_v2_64])(handle, n, x, incx, y, incy);
@@ -12050,7 +12050,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDdgmm(void *handle, unsigned int mode, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdgmm(struct cutap_counter *cutap_c, void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdgmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdgmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -12115,7 +12115,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDdgmm_64(void *handle, unsigned int mode,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdgmm_64(struct cutap_counter *cutap_c, void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdgmm_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdgmm_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -12177,7 +12177,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDdot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDdot_v2])(handle, n, x, incx, y, incy, result);
@@ -12239,7 +12239,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDdot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDdot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDdot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDdot_v2_64])(handle, n, x, incx, y, incy, result);
@@ -12295,7 +12295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDestroy_v2(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDestroy_v2(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDestroy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDestroy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasDestroy_v2])(handle);
@@ -12363,7 +12363,7 @@ CUTAP_SLOW void cutap_tr_cublasDgbmv(char trans, int m, int n, int kl, int ku, d
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDgbmv(struct cutap_counter *cutap_c, char trans, int m, int n, int kl, int ku, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -12436,7 +12436,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgbmv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -12505,7 +12505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgbmv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -12573,7 +12573,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgeam(void *handle, unsigned int transa, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeam(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeam);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeam, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -12641,7 +12641,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgeam_64(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeam_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeam_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeam_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -12708,7 +12708,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgelsBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgelsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgelsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgelsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -12776,7 +12776,7 @@ CUTAP_SLOW void cutap_tr_cublasDgemm(char transa, char transb, int m, int n, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDgemm(struct cutap_counter *cutap_c, char transa, char transb, int m, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -12850,7 +12850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasDgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -12920,7 +12920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasDgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -12991,7 +12991,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmGroupedBatched(void *handle, void *t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmGroupedBatched(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmGroupedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmGroupedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasDgemmGroupedBatched])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -13062,7 +13062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmGroupedBatched_64(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmGroupedBatched_64(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmGroupedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmGroupedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasDgemmGroupedBatched_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -13135,7 +13135,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasDgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -13208,7 +13208,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemmStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemmStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemmStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasDgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -13277,7 +13277,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemm_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13346,7 +13346,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemm_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -13412,7 +13412,7 @@ CUTAP_SLOW void cutap_tr_cublasDgemv(char trans, int m, int n, double alpha, voi
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDgemv(struct cutap_counter *cutap_c, char trans, int m, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -13484,7 +13484,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemvBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasDgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13552,7 +13552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemvBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasDgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -13623,7 +13623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemvStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasDgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13694,7 +13694,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemvStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemvStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemvStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasDgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -13761,7 +13761,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -13828,7 +13828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgemv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -13891,7 +13891,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgeqrfBatched(void *handle, int m, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgeqrfBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeqrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgeqrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -13955,7 +13955,7 @@ CUTAP_SLOW void cutap_tr_cublasDger(int m, int n, double alpha, void *x, int inc
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDger(struct cutap_counter *cutap_c, int m, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, double, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDger])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -14024,7 +14024,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDger_v2(void *handle, int m, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDger_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDger_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -14089,7 +14089,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDger_v2_64(void *handle, long m, long n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDger_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDger_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDger_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -14151,7 +14151,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgetrfBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetrfBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgetrfBatched])(handle, n, A, lda, P, info, batchSize);
@@ -14215,7 +14215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgetriBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetriBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetriBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetriBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -14281,7 +14281,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDgetrsBatched(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDgetrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDgetrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -14344,7 +14344,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDmatinvBatched(void *handle, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDmatinvBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDmatinvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDmatinvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -14404,7 +14404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDnrm2_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDnrm2_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDnrm2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDnrm2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDnrm2_v2])(handle, n, x, incx, result);
@@ -14464,7 +14464,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDnrm2_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDnrm2_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDnrm2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDnrm2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDnrm2_v2_64])(handle, n, x, incx, result);
@@ -14530,7 +14530,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDotEx(void *handle, int n, void *x, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotEx])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -14596,7 +14596,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDotEx_64(void *handle, long n, void *x, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotEx_64])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -14662,7 +14662,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDotcEx(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotcEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotcEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotcEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotcEx])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -14728,7 +14728,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDotcEx_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDotcEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotcEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDotcEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotcEx_64])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -14790,7 +14790,7 @@ CUTAP_SLOW void cutap_tr_cublasDrot(int n, void *x, int incx, void *y, int incy,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, double sc, double ss)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, double, double))cutap_real[CUTAP_ID_cublasDrot])(n, x, incx, y, incy, sc, ss);
@@ -14857,7 +14857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasDrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -14920,7 +14920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasDrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -14979,7 +14979,7 @@ CUTAP_SLOW void cutap_tr_cublasDrotg(void *sa, void *sb, void *sc, void *ss)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDrotg(struct cutap_counter *cutap_c, void *sa, void *sb, void *sc, void *ss)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotg])(sa, sb, sc, ss);
@@ -15043,7 +15043,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrotg_v2(void *handle, void *a, void *b, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotg_v2(struct cutap_counter *cutap_c, void *handle, void *a, void *b, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotg_v2])(handle, a, b, c, s);
@@ -15104,7 +15104,7 @@ CUTAP_SLOW void cutap_tr_cublasDrotm(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDrotm(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, void *sparam)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDrotm])(n, x, incx, y, incy, sparam);
@@ -15170,7 +15170,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrotm_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotm_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDrotm_v2])(handle, n, x, incx, y, incy, param);
@@ -15232,7 +15232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrotm_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotm_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDrotm_v2_64])(handle, n, x, incx, y, incy, param);
@@ -15292,7 +15292,7 @@ CUTAP_SLOW void cutap_tr_cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDrotmg(struct cutap_counter *cutap_c, void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotmg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotmg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotmg])(sd1, sd2, sx1, sy1, sparam);
@@ -15357,7 +15357,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDrotmg_v2(void *handle, void *d1, void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDrotmg_v2(struct cutap_counter *cutap_c, void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotmg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDrotmg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotmg_v2])(handle, d1, d2, x1, y1, param);
@@ -15423,7 +15423,7 @@ CUTAP_SLOW void cutap_tr_cublasDsbmv(char uplo, int n, int k, double alpha, void
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsbmv(struct cutap_counter *cutap_c, char uplo, int n, int k, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -15494,7 +15494,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -15561,7 +15561,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -15620,7 +15620,7 @@ CUTAP_SLOW void cutap_tr_cublasDscal(int n, double alpha, void *x, int incx)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDscal(struct cutap_counter *cutap_c, int n, double alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, double, void *, int))cutap_real[CUTAP_ID_cublasDscal])(n, alpha, x, incx);
@@ -15684,7 +15684,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDscal_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDscal_v2])(handle, n, alpha, x, incx);
@@ -15744,7 +15744,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDscal_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDscal_v2_64])(handle, n, alpha, x, incx);
@@ -15808,7 +15808,7 @@ CUTAP_SLOW void cutap_tr_cublasDspmv(char uplo, int n, double alpha, void *AP, v
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDspmv(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *AP, void *x, int incx, double beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDspmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -15877,7 +15877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDspmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -15942,7 +15942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDspmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -16003,7 +16003,7 @@ CUTAP_SLOW void cutap_tr_cublasDspr(char uplo, int n, double alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDspr(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr])(uplo, n, alpha, x, incx, AP);
@@ -16070,7 +16070,7 @@ CUTAP_SLOW void cutap_tr_cublasDspr2(char uplo, int n, double alpha, void *x, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDspr2(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr2])(uplo, n, alpha, x, incx, y, incy, AP);
@@ -16138,7 +16138,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -16202,7 +16202,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDspr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -16264,7 +16264,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr_v2])(handle, uplo, n, alpha, x, incx, AP);
@@ -16326,7 +16326,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDspr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDspr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDspr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasDspr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
@@ -16386,7 +16386,7 @@ CUTAP_SLOW void cutap_tr_cublasDswap(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDswap(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDswap])(n, x, incx, y, incy);
@@ -16451,7 +16451,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDswap_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDswap_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDswap_v2])(handle, n, x, incx, y, incy);
@@ -16512,7 +16512,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDswap_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDswap_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDswap_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDswap_v2_64])(handle, n, x, incx, y, incy);
@@ -16579,7 +16579,7 @@ CUTAP_SLOW void cutap_tr_cublasDsymm(char side, char uplo, int m, int n, double 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsymm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16651,7 +16651,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsymm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16719,7 +16719,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsymm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16784,7 +16784,7 @@ CUTAP_SLOW void cutap_tr_cublasDsymv(char uplo, int n, double alpha, void *A, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsymv(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsymv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -16854,7 +16854,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsymv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -16920,7 +16920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsymv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsymv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsymv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -16982,7 +16982,7 @@ CUTAP_SLOW void cutap_tr_cublasDsyr(char uplo, int n, double alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr])(uplo, n, alpha, x, incx, A, lda);
@@ -17050,7 +17050,7 @@ CUTAP_SLOW void cutap_tr_cublasDsyr2(char uplo, int n, double alpha, void *x, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr2(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr2])(uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -17119,7 +17119,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -17184,7 +17184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -17251,7 +17251,7 @@ CUTAP_SLOW void cutap_tr_cublasDsyr2k(char uplo, char trans, int n, int k, doubl
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsyr2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17323,7 +17323,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17391,7 +17391,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17454,7 +17454,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -17517,7 +17517,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -17582,7 +17582,7 @@ CUTAP_SLOW void cutap_tr_cublasDsyrk(char uplo, char trans, int n, int k, double
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDsyrk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17652,7 +17652,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyrk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17718,7 +17718,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyrk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17786,7 +17786,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyrkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17854,7 +17854,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDsyrkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDsyrkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDsyrkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17918,7 +17918,7 @@ CUTAP_SLOW void cutap_tr_cublasDtbmv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtbmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -17987,7 +17987,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18052,7 +18052,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18116,7 +18116,7 @@ CUTAP_SLOW void cutap_tr_cublasDtbsv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtbsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18185,7 +18185,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtbsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18250,7 +18250,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtbsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtbsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtbsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -18312,7 +18312,7 @@ CUTAP_SLOW void cutap_tr_cublasDtpmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtpmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpmv])(uplo, trans, diag, n, AP, x, incx);
@@ -18379,7 +18379,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18442,7 +18442,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18504,7 +18504,7 @@ CUTAP_SLOW void cutap_tr_cublasDtpsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtpsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpsv])(uplo, trans, diag, n, AP, x, incx);
@@ -18571,7 +18571,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtpsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18634,7 +18634,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtpsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -18695,7 +18695,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtpttr(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtpttr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpttr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtpttr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpttr])(handle, uplo, n, AP, A, lda);
@@ -18761,7 +18761,7 @@ CUTAP_SLOW void cutap_tr_cublasDtrmm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtrmm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -18834,7 +18834,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrmm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -18903,7 +18903,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrmm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -18966,7 +18966,7 @@ CUTAP_SLOW void cutap_tr_cublasDtrmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtrmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -19034,7 +19034,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -19098,7 +19098,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -19164,7 +19164,7 @@ CUTAP_SLOW void cutap_tr_cublasDtrsm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtrsm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -19236,7 +19236,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsmBatched(void *handle, unsigned int s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasDtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -19304,7 +19304,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasDtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -19371,7 +19371,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -19438,7 +19438,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -19501,7 +19501,7 @@ CUTAP_SLOW void cutap_tr_cublasDtrsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasDtrsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -19569,7 +19569,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -19633,7 +19633,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -19694,7 +19694,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDtrttp(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDtrttp(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrttp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDtrttp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDtrttp])(handle, uplo, n, A, lda, AP);
@@ -19754,7 +19754,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDzasum_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDzasum_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDzasum_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDzasum_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDzasum_v2])(handle, n, x, incx, result);
@@ -19814,7 +19814,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDzasum_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDzasum_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDzasum_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDzasum_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDzasum_v2_64])(handle, n, x, incx, result);
@@ -19874,7 +19874,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDznrm2_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDznrm2_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDznrm2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDznrm2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDznrm2_v2])(handle, n, x, incx, result);
@@ -19934,7 +19934,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasDznrm2_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasDznrm2_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDznrm2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasDznrm2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDznrm2_v2_64])(handle, n, x, incx, result);
@@ -19990,7 +19990,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasFree(void *devicePtr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasFree(struct cutap_counter *cutap_c, void *devicePtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasFree])(devicePtr);
@@ -20065,7 +20065,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmBatchedEx(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmBatchedEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, unsigned int Atype, int lda, void *Barray, unsigned int Btype, int ldb, void *beta, void *Carray, unsigned int Ctype, int ldc, int batchCount, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmBatchedEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmBatchedEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmBatchedEx])(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -20140,7 +20140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmBatchedEx_64(void *handle, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmBatchedEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, unsigned int Atype, long lda, void *Barray, unsigned int Btype, long ldb, void *beta, void *Carray, unsigned int Ctype, long ldc, long batchCount, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmBatchedEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmBatchedEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmBatchedEx_64])(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -20214,7 +20214,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmEx(void *handle, unsigned int transa,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -20288,7 +20288,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmEx_64(void *handle, unsigned int tran
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -20363,7 +20363,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmGroupedBatchedEx(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmGroupedBatchedEx(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, int group_count, void *group_size, unsigned int computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmGroupedBatchedEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmGroupedBatchedEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, int, void *, unsigned int))cutap_real[CUTAP_ID_cublasGemmGroupedBatchedEx])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -20438,7 +20438,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmGroupedBatchedEx_64(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmGroupedBatchedEx_64(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, long group_count, void *group_size, unsigned int computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmGroupedBatchedEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmGroupedBatchedEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cublasGemmGroupedBatchedEx_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -20516,7 +20516,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmStridedBatchedEx(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmStridedBatchedEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, long long strideA, void *B, unsigned int Btype, int ldb, long long strideB, void *beta, void *C, unsigned int Ctype, int ldc, long long strideC, int batchCount, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmStridedBatchedEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmStridedBatchedEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, long long, void *, unsigned int, int, long long, void *, void *, unsigned int, int, long long, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmStridedBatchedEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -20594,7 +20594,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGemmStridedBatchedEx_64(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGemmStridedBatchedEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, long long strideA, void *B, unsigned int Btype, long ldb, long long strideB, void *beta, void *C, unsigned int Ctype, long ldc, long long strideC, long batchCount, unsigned int computeType, int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmStridedBatchedEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGemmStridedBatchedEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, long long, void *, unsigned int, long, long long, void *, void *, unsigned int, long, long long, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmStridedBatchedEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -20651,7 +20651,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetAtomicsMode(void *handle, void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetAtomicsMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetAtomicsMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetAtomicsMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetAtomicsMode])(handle, mode);
@@ -20705,7 +20705,7 @@ CUTAP_SLOW unsigned long cutap_tr_cublasGetCudartVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasGetCudartVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetCudartVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetCudartVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasGetCudartVersion])();
@@ -20762,7 +20762,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetEmulationSpecialValuesSupport(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetEmulationSpecialValuesSupport(struct cutap_counter *cutap_c, void *handle, void *mask)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetEmulationSpecialValuesSupport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetEmulationSpecialValuesSupport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetEmulationSpecialValuesSupport])(handle, mask);
@@ -20819,7 +20819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetEmulationStrategy(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetEmulationStrategy(struct cutap_counter *cutap_c, void *handle, void *emulationStrategy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetEmulationStrategy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetEmulationStrategy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetEmulationStrategy])(handle, emulationStrategy);
@@ -20873,7 +20873,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetError(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetError(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasGetError])();
@@ -20937,7 +20937,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetFixedPointEmulationMantissaBitCountPoi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPointEmulationMantissaBitCountPointer(struct cutap_counter *cutap_c, void *handle, void *mantissaBitCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer])(handle, mantissaBitCount);
@@ -20994,7 +20994,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetFixedPointEmulationMantissaBitOffset(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPointEmulationMantissaBitOffset(struct cutap_counter *cutap_c, void *handle, void *mantissaBitOffset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset])(handle, mantissaBitOffset);
@@ -21051,7 +21051,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetFixedPointEmulationMantissaControl(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPointEmulationMantissaControl(struct cutap_counter *cutap_c, void *handle, void *mantissaControl)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaControl])(handle, mantissaControl);
@@ -21108,7 +21108,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetFixedPointEmulationMaxMantissaBitCount
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetFixedPointEmulationMaxMantissaBitCount(struct cutap_counter *cutap_c, void *handle, void *maxMantissaBitCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount])(handle, maxMantissaBitCount);
@@ -21171,7 +21171,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetLoggerCallback(void *userCallback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetLoggerCallback(struct cutap_counter *cutap_c, void *userCallback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetLoggerCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetLoggerCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasGetLoggerCallback])(userCallback);
@@ -21228,7 +21228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetMathMode(void *handle, void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMathMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMathMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMathMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetMathMode])(handle, mode);
@@ -21290,7 +21290,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetMatrix(int rows, int cols, int elemSiz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrix(struct cutap_counter *cutap_c, int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrix);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrix, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasGetMatrix])(rows, cols, elemSize, A, lda, B, ldb);
@@ -21353,7 +21353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetMatrixAsync(int rows, int cols, int el
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrixAsync(struct cutap_counter *cutap_c, int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrixAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrixAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasGetMatrixAsync])(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -21416,7 +21416,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetMatrixAsync_64(long rows, long cols, l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrixAsync_64(struct cutap_counter *cutap_c, long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrixAsync_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrixAsync_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasGetMatrixAsync_64])(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -21478,7 +21478,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetMatrix_64(long rows, long cols, long e
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetMatrix_64(struct cutap_counter *cutap_c, long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrix_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetMatrix_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasGetMatrix_64])(rows, cols, elemSize, A, lda, B, ldb);
@@ -21535,7 +21535,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetPointerMode_v2(void *handle, void *mod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetPointerMode_v2(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetPointerMode_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetPointerMode_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetPointerMode_v2])(handle, mode);
@@ -21592,7 +21592,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetProperty(unsigned int type, void *valu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasGetProperty])(type, value);
@@ -21649,7 +21649,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetSmCountTarget(void *handle, void *smCo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetSmCountTarget(struct cutap_counter *cutap_c, void *handle, void *smCountTarget)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetSmCountTarget);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetSmCountTarget, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetSmCountTarget])(handle, smCountTarget);
@@ -21705,7 +21705,7 @@ CUTAP_SLOW void * cutap_tr_cublasGetStatusName(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cublasGetStatusName(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStatusName);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStatusName, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasGetStatusName])(status);
@@ -21761,7 +21761,7 @@ CUTAP_SLOW void * cutap_tr_cublasGetStatusString(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cublasGetStatusString(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStatusString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStatusString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasGetStatusString])(status);
@@ -21825,7 +21825,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetStream_v2(void *handle, void *streamId
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetStream_v2(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStream_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetStream_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetStream_v2])(handle, streamId);
@@ -21886,7 +21886,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVector(int n, int elemSize, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVector(struct cutap_counter *cutap_c, int n, int elemSize, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVector);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVector, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasGetVector])(n, elemSize, x, incx, y, incy);
@@ -21948,7 +21948,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVectorAsync(int n, int elemSize, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVectorAsync(struct cutap_counter *cutap_c, int n, int elemSize, void *devicePtr, int incx, void *hostPtr, int incy, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVectorAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVectorAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasGetVectorAsync])(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -22010,7 +22010,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVectorAsync_64(long n, long elemSize, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVectorAsync_64(struct cutap_counter *cutap_c, long n, long elemSize, void *devicePtr, long incx, void *hostPtr, long incy, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVectorAsync_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVectorAsync_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasGetVectorAsync_64])(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -22071,7 +22071,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVector_64(long n, long elemSize, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVector_64(struct cutap_counter *cutap_c, long n, long elemSize, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVector_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVector_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasGetVector_64])(n, elemSize, x, incx, y, incy);
@@ -22127,7 +22127,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVersion(void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVersion(struct cutap_counter *cutap_c, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasGetVersion])(version);
@@ -22184,7 +22184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasGetVersion_v2(void *handle, void *version
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasGetVersion_v2(struct cutap_counter *cutap_c, void *handle, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVersion_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasGetVersion_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetVersion_v2])(handle, version);
@@ -22245,7 +22245,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIamaxEx(void *handle, int n, void *x, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIamaxEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIamaxEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIamaxEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasIamaxEx])(handle, n, x, xType, incx, result);
@@ -22306,7 +22306,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIamaxEx_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIamaxEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIamaxEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIamaxEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_real[CUTAP_ID_cublasIamaxEx_64])(handle, n, x, xType, incx, result);
@@ -22367,7 +22367,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIaminEx(void *handle, int n, void *x, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIaminEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIaminEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIaminEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasIaminEx])(handle, n, x, xType, incx, result);
@@ -22428,7 +22428,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIaminEx_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIaminEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIaminEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIaminEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_real[CUTAP_ID_cublasIaminEx_64])(handle, n, x, xType, incx, result);
@@ -22486,7 +22486,7 @@ CUTAP_SLOW int cutap_tr_cublasIcamax(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIcamax(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIcamax])(n, x, incx);
@@ -22546,7 +22546,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIcamax_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamax_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIcamax_v2])(handle, n, x, incx, result);
@@ -22606,7 +22606,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIcamax_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamax_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamax_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIcamax_v2_64])(handle, n, x, incx, result);
@@ -22664,7 +22664,7 @@ CUTAP_SLOW int cutap_tr_cublasIcamin(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIcamin(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIcamin])(n, x, incx);
@@ -22724,7 +22724,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIcamin_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamin_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIcamin_v2])(handle, n, x, incx, result);
@@ -22784,7 +22784,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIcamin_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIcamin_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIcamin_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIcamin_v2_64])(handle, n, x, incx, result);
@@ -22842,7 +22842,7 @@ CUTAP_SLOW int cutap_tr_cublasIdamax(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIdamax(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIdamax])(n, x, incx);
@@ -22902,7 +22902,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIdamax_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamax_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIdamax_v2])(handle, n, x, incx, result);
@@ -22962,7 +22962,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIdamax_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamax_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamax_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIdamax_v2_64])(handle, n, x, incx, result);
@@ -23020,7 +23020,7 @@ CUTAP_SLOW int cutap_tr_cublasIdamin(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIdamin(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIdamin])(n, x, incx);
@@ -23080,7 +23080,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIdamin_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamin_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIdamin_v2])(handle, n, x, incx, result);
@@ -23140,7 +23140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIdamin_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIdamin_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIdamin_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIdamin_v2_64])(handle, n, x, incx, result);
@@ -23194,7 +23194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasInit(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasInit(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasInit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasInit])();
@@ -23252,7 +23252,7 @@ CUTAP_SLOW int cutap_tr_cublasIsamax(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIsamax(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIsamax])(n, x, incx);
@@ -23312,7 +23312,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIsamax_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamax_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIsamax_v2])(handle, n, x, incx, result);
@@ -23372,7 +23372,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIsamax_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamax_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamax_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIsamax_v2_64])(handle, n, x, incx, result);
@@ -23430,7 +23430,7 @@ CUTAP_SLOW int cutap_tr_cublasIsamin(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIsamin(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIsamin])(n, x, incx);
@@ -23490,7 +23490,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIsamin_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamin_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIsamin_v2])(handle, n, x, incx, result);
@@ -23550,7 +23550,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIsamin_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIsamin_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIsamin_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIsamin_v2_64])(handle, n, x, incx, result);
@@ -23608,7 +23608,7 @@ CUTAP_SLOW int cutap_tr_cublasIzamax(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIzamax(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIzamax])(n, x, incx);
@@ -23668,7 +23668,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIzamax_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamax_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIzamax_v2])(handle, n, x, incx, result);
@@ -23728,7 +23728,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIzamax_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamax_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamax_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIzamax_v2_64])(handle, n, x, incx, result);
@@ -23786,7 +23786,7 @@ CUTAP_SLOW int cutap_tr_cublasIzamin(int n, void *x, int incx)
 }
 static __attribute__((noinline, cold)) int cutap_cs_cublasIzamin(struct cutap_counter *cutap_c, int n, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIzamin])(n, x, incx);
@@ -23846,7 +23846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIzamin_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamin_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIzamin_v2])(handle, n, x, incx, result);
@@ -23906,7 +23906,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasIzamin_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasIzamin_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasIzamin_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIzamin_v2_64])(handle, n, x, incx, result);
@@ -23969,7 +23969,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasNrm2Ex(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasNrm2Ex(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasNrm2Ex);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasNrm2Ex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasNrm2Ex])(handle, n, x, xType, incx, result, resultType, executionType);
@@ -24032,7 +24032,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasNrm2Ex_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasNrm2Ex_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasNrm2Ex_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasNrm2Ex_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasNrm2Ex_64])(handle, n, x, xType, incx, result, resultType, executionType);
@@ -24099,7 +24099,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotEx(void *handle, int n, void *x, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotEx])(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -24166,7 +24166,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotEx_64(void *handle, long n, void *x, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotEx_64])(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -24229,7 +24229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotgEx(void *handle, void *a, void *b, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotgEx(struct cutap_counter *cutap_c, void *handle, void *a, void *b, unsigned int abType, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotgEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotgEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotgEx])(handle, a, b, abType, c, s, csType, executiontype);
@@ -24295,7 +24295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotmEx(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmEx])(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -24361,7 +24361,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotmEx_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmEx_64])(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -24428,7 +24428,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasRotmgEx(void *handle, void *d1, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasRotmgEx(struct cutap_counter *cutap_c, void *handle, void *d1, unsigned int d1Type, void *d2, unsigned int d2Type, void *x1, unsigned int x1Type, void *y1, unsigned int y1Type, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmgEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasRotmgEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmgEx])(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
@@ -24488,7 +24488,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSasum_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSasum_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSasum_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSasum_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSasum_v2])(handle, n, x, incx, result);
@@ -24548,7 +24548,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSasum_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSasum_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSasum_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSasum_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSasum_v2_64])(handle, n, x, incx, result);
@@ -24609,7 +24609,7 @@ CUTAP_SLOW void cutap_tr_cublasSaxpy(int n, float alpha, void *x, int incx, void
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSaxpy(struct cutap_counter *cutap_c, int n, float alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSaxpy])(n, alpha, x, incx, y, incy);
@@ -24675,7 +24675,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSaxpy_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSaxpy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSaxpy_v2])(handle, n, alpha, x, incx, y, incy);
@@ -24737,7 +24737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSaxpy_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSaxpy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSaxpy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
@@ -24800,7 +24800,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScalEx(void *handle, int n, void *alpha, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScalEx(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScalEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScalEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, unsigned int))cutap_real[CUTAP_ID_cublasScalEx])(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -24863,7 +24863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScalEx_64(void *handle, long n, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScalEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, unsigned int executionType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScalEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScalEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, unsigned int))cutap_real[CUTAP_ID_cublasScalEx_64])(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -24923,7 +24923,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScasum_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScasum_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScasum_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScasum_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasScasum_v2])(handle, n, x, incx, result);
@@ -24983,7 +24983,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScasum_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScasum_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScasum_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScasum_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasScasum_v2_64])(handle, n, x, incx, result);
@@ -25043,7 +25043,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScnrm2_v2(void *handle, int n, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScnrm2_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScnrm2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScnrm2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasScnrm2_v2])(handle, n, x, incx, result);
@@ -25103,7 +25103,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScnrm2_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScnrm2_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScnrm2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScnrm2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasScnrm2_v2_64])(handle, n, x, incx, result);
@@ -25163,7 +25163,7 @@ CUTAP_SLOW void cutap_tr_cublasScopy(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasScopy(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasScopy])(n, x, incx, y, incy);
@@ -25228,7 +25228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScopy_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScopy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasScopy_v2])(handle, n, x, incx, y, incy);
@@ -25289,7 +25289,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasScopy_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasScopy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasScopy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasScopy_v2_64])(handle, n, x, incx, y, incy);
@@ -25354,7 +25354,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSdgmm(void *handle, unsigned int mode, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdgmm(struct cutap_counter *cutap_c, void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdgmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdgmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -25419,7 +25419,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSdgmm_64(void *handle, unsigned int mode,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdgmm_64(struct cutap_counter *cutap_c, void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdgmm_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdgmm_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -25481,7 +25481,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSdot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSdot_v2])(handle, n, x, incx, y, incy, result);
@@ -25543,7 +25543,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSdot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSdot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSdot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSdot_v2_64])(handle, n, x, incx, y, incy, result);
@@ -25600,7 +25600,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetAtomicsMode(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetAtomicsMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetAtomicsMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetAtomicsMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetAtomicsMode])(handle, mode);
@@ -25657,7 +25657,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetEmulationSpecialValuesSupport(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetEmulationSpecialValuesSupport(struct cutap_counter *cutap_c, void *handle, unsigned int mask)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetEmulationSpecialValuesSupport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetEmulationSpecialValuesSupport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetEmulationSpecialValuesSupport])(handle, mask);
@@ -25714,7 +25714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetEmulationStrategy(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetEmulationStrategy(struct cutap_counter *cutap_c, void *handle, unsigned int emulationStrategy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetEmulationStrategy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetEmulationStrategy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetEmulationStrategy])(handle, emulationStrategy);
@@ -25771,7 +25771,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetFixedPointEmulationMantissaBitCountPoi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPointEmulationMantissaBitCountPointer(struct cutap_counter *cutap_c, void *handle, void *mantissaBitCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer])(handle, mantissaBitCount);
@@ -25828,7 +25828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetFixedPointEmulationMantissaBitOffset(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPointEmulationMantissaBitOffset(struct cutap_counter *cutap_c, void *handle, int mantissaBitOffset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset])(handle, mantissaBitOffset);
@@ -25885,7 +25885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetFixedPointEmulationMantissaControl(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPointEmulationMantissaControl(struct cutap_counter *cutap_c, void *handle, unsigned int mantissaControl)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaControl])(handle, mantissaControl);
@@ -25942,7 +25942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetFixedPointEmulationMaxMantissaBitCount
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetFixedPointEmulationMaxMantissaBitCount(struct cutap_counter *cutap_c, void *handle, int maxMantissaBitCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount])(handle, maxMantissaBitCount);
@@ -25998,7 +25998,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetKernelStream(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetKernelStream(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetKernelStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetKernelStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasSetKernelStream])(stream);
@@ -26054,7 +26054,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetLoggerCallback(void *userCallback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetLoggerCallback(struct cutap_counter *cutap_c, void *userCallback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetLoggerCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetLoggerCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasSetLoggerCallback])(userCallback);
@@ -26111,7 +26111,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetMathMode(void *handle, unsigned int mo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMathMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMathMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMathMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetMathMode])(handle, mode);
@@ -26173,7 +26173,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetMatrix(int rows, int cols, int elemSiz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrix(struct cutap_counter *cutap_c, int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrix);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrix, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSetMatrix])(rows, cols, elemSize, A, lda, B, ldb);
@@ -26236,7 +26236,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetMatrixAsync(int rows, int cols, int el
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrixAsync(struct cutap_counter *cutap_c, int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrixAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrixAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSetMatrixAsync])(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -26299,7 +26299,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetMatrixAsync_64(long rows, long cols, l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrixAsync_64(struct cutap_counter *cutap_c, long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrixAsync_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrixAsync_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSetMatrixAsync_64])(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -26361,7 +26361,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetMatrix_64(long rows, long cols, long e
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetMatrix_64(struct cutap_counter *cutap_c, long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrix_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetMatrix_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSetMatrix_64])(rows, cols, elemSize, A, lda, B, ldb);
@@ -26418,7 +26418,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetPointerMode_v2(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetPointerMode_v2(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetPointerMode_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetPointerMode_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetPointerMode_v2])(handle, mode);
@@ -26475,7 +26475,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetSmCountTarget(void *handle, int smCoun
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetSmCountTarget(struct cutap_counter *cutap_c, void *handle, int smCountTarget)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetSmCountTarget);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetSmCountTarget, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetSmCountTarget])(handle, smCountTarget);
@@ -26532,7 +26532,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetStream_v2(void *handle, void *streamId
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetStream_v2(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetStream_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetStream_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasSetStream_v2])(handle, streamId);
@@ -26593,7 +26593,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetVector(int n, int elemSize, void *x, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVector(struct cutap_counter *cutap_c, int n, int elemSize, void *x, int incx, void *devicePtr, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVector);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVector, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSetVector])(n, elemSize, x, incx, devicePtr, incy);
@@ -26655,7 +26655,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetVectorAsync(int n, int elemSize, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVectorAsync(struct cutap_counter *cutap_c, int n, int elemSize, void *hostPtr, int incx, void *devicePtr, int incy, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVectorAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVectorAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSetVectorAsync])(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -26717,7 +26717,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetVectorAsync_64(long n, long elemSize, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVectorAsync_64(struct cutap_counter *cutap_c, long n, long elemSize, void *hostPtr, long incx, void *devicePtr, long incy, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVectorAsync_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVectorAsync_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSetVectorAsync_64])(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -26778,7 +26778,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetVector_64(long n, long elemSize, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetVector_64(struct cutap_counter *cutap_c, long n, long elemSize, void *x, long incx, void *devicePtr, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVector_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetVector_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSetVector_64])(n, elemSize, x, incx, devicePtr, incy);
@@ -26836,7 +26836,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSetWorkspace_v2(void *handle, void *works
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSetWorkspace_v2(struct cutap_counter *cutap_c, void *handle, void *workspace, unsigned long workspaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetWorkspace_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSetWorkspace_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasSetWorkspace_v2])(handle, workspace, workspaceSizeInBytes);
@@ -26904,7 +26904,7 @@ CUTAP_SLOW void cutap_tr_cublasSgbmv(char trans, int m, int n, int kl, int ku, f
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSgbmv(struct cutap_counter *cutap_c, char trans, int m, int n, int kl, int ku, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -26977,7 +26977,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgbmv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -27046,7 +27046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgbmv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -27114,7 +27114,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgeam(void *handle, unsigned int transa, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeam(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeam);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeam, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -27182,7 +27182,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgeam_64(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeam_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeam_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeam_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -27249,7 +27249,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgelsBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgelsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgelsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgelsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -27317,7 +27317,7 @@ CUTAP_SLOW void cutap_tr_cublasSgemm(char transa, char transb, int m, int n, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSgemm(struct cutap_counter *cutap_c, char transa, char transb, int m, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -27391,7 +27391,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasSgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -27461,7 +27461,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasSgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -27533,7 +27533,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmEx(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmEx(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasSgemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -27605,7 +27605,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmEx_64(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmEx_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasSgemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -27676,7 +27676,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmGroupedBatched(void *handle, void *t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmGroupedBatched(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmGroupedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmGroupedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasSgemmGroupedBatched])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -27747,7 +27747,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmGroupedBatched_64(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmGroupedBatched_64(struct cutap_counter *cutap_c, void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmGroupedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmGroupedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasSgemmGroupedBatched_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -27820,7 +27820,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasSgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -27893,7 +27893,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemmStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemmStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemmStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasSgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -27962,7 +27962,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemm_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28031,7 +28031,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemm_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -28097,7 +28097,7 @@ CUTAP_SLOW void cutap_tr_cublasSgemv(char trans, int m, int n, float alpha, void
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSgemv(struct cutap_counter *cutap_c, char trans, int m, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -28169,7 +28169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemvBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasSgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -28237,7 +28237,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemvBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasSgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -28308,7 +28308,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemvStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasSgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -28379,7 +28379,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemvStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemvStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemvStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasSgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -28446,7 +28446,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -28513,7 +28513,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgemv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -28576,7 +28576,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgeqrfBatched(void *handle, int m, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgeqrfBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeqrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgeqrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -28640,7 +28640,7 @@ CUTAP_SLOW void cutap_tr_cublasSger(int m, int n, float alpha, void *x, int incx
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSger(struct cutap_counter *cutap_c, int m, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, float, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSger])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -28709,7 +28709,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSger_v2(void *handle, int m, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSger_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSger_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -28774,7 +28774,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSger_v2_64(void *handle, long m, long n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSger_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSger_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSger_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -28836,7 +28836,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgetrfBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetrfBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgetrfBatched])(handle, n, A, lda, P, info, batchSize);
@@ -28900,7 +28900,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgetriBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetriBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetriBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetriBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -28966,7 +28966,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSgetrsBatched(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSgetrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSgetrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -29020,7 +29020,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasShutdown(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasShutdown(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasShutdown);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasShutdown, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasShutdown])();
@@ -29083,7 +29083,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSmatinvBatched(void *handle, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSmatinvBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSmatinvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSmatinvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -29143,7 +29143,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSnrm2_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSnrm2_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSnrm2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSnrm2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSnrm2_v2])(handle, n, x, incx, result);
@@ -29203,7 +29203,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSnrm2_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSnrm2_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSnrm2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSnrm2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSnrm2_v2_64])(handle, n, x, incx, result);
@@ -29265,7 +29265,7 @@ CUTAP_SLOW void cutap_tr_cublasSrot(int n, void *x, int incx, void *y, int incy,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, float sc, float ss)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, float, float))cutap_real[CUTAP_ID_cublasSrot])(n, x, incx, y, incy, sc, ss);
@@ -29332,7 +29332,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasSrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -29395,7 +29395,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasSrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -29454,7 +29454,7 @@ CUTAP_SLOW void cutap_tr_cublasSrotg(void *sa, void *sb, void *sc, void *ss)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSrotg(struct cutap_counter *cutap_c, void *sa, void *sb, void *sc, void *ss)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotg])(sa, sb, sc, ss);
@@ -29518,7 +29518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrotg_v2(void *handle, void *a, void *b, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotg_v2(struct cutap_counter *cutap_c, void *handle, void *a, void *b, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotg_v2])(handle, a, b, c, s);
@@ -29579,7 +29579,7 @@ CUTAP_SLOW void cutap_tr_cublasSrotm(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSrotm(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, void *sparam)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSrotm])(n, x, incx, y, incy, sparam);
@@ -29645,7 +29645,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrotm_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotm_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSrotm_v2])(handle, n, x, incx, y, incy, param);
@@ -29707,7 +29707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrotm_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotm_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSrotm_v2_64])(handle, n, x, incx, y, incy, param);
@@ -29767,7 +29767,7 @@ CUTAP_SLOW void cutap_tr_cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSrotmg(struct cutap_counter *cutap_c, void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotmg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotmg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotmg])(sd1, sd2, sx1, sy1, sparam);
@@ -29832,7 +29832,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSrotmg_v2(void *handle, void *d1, void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSrotmg_v2(struct cutap_counter *cutap_c, void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotmg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSrotmg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotmg_v2])(handle, d1, d2, x1, y1, param);
@@ -29898,7 +29898,7 @@ CUTAP_SLOW void cutap_tr_cublasSsbmv(char uplo, int n, int k, float alpha, void 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsbmv(struct cutap_counter *cutap_c, char uplo, int n, int k, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -29969,7 +29969,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -30036,7 +30036,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -30095,7 +30095,7 @@ CUTAP_SLOW void cutap_tr_cublasSscal(int n, float alpha, void *x, int incx)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSscal(struct cutap_counter *cutap_c, int n, float alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, float, void *, int))cutap_real[CUTAP_ID_cublasSscal])(n, alpha, x, incx);
@@ -30159,7 +30159,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSscal_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSscal_v2])(handle, n, alpha, x, incx);
@@ -30219,7 +30219,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSscal_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSscal_v2_64])(handle, n, alpha, x, incx);
@@ -30283,7 +30283,7 @@ CUTAP_SLOW void cutap_tr_cublasSspmv(char uplo, int n, float alpha, void *AP, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSspmv(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *AP, void *x, int incx, float beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSspmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -30352,7 +30352,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSspmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -30417,7 +30417,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSspmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -30478,7 +30478,7 @@ CUTAP_SLOW void cutap_tr_cublasSspr(char uplo, int n, float alpha, void *x, int 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSspr(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr])(uplo, n, alpha, x, incx, AP);
@@ -30545,7 +30545,7 @@ CUTAP_SLOW void cutap_tr_cublasSspr2(char uplo, int n, float alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSspr2(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr2])(uplo, n, alpha, x, incx, y, incy, AP);
@@ -30613,7 +30613,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -30677,7 +30677,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSspr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -30739,7 +30739,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr_v2])(handle, uplo, n, alpha, x, incx, AP);
@@ -30801,7 +30801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSspr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSspr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSspr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasSspr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
@@ -30861,7 +30861,7 @@ CUTAP_SLOW void cutap_tr_cublasSswap(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSswap(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSswap])(n, x, incx, y, incy);
@@ -30926,7 +30926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSswap_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSswap_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSswap_v2])(handle, n, x, incx, y, incy);
@@ -30987,7 +30987,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSswap_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSswap_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSswap_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSswap_v2_64])(handle, n, x, incx, y, incy);
@@ -31054,7 +31054,7 @@ CUTAP_SLOW void cutap_tr_cublasSsymm(char side, char uplo, int m, int n, float a
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsymm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31126,7 +31126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsymm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31194,7 +31194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsymm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31259,7 +31259,7 @@ CUTAP_SLOW void cutap_tr_cublasSsymv(char uplo, int n, float alpha, void *A, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsymv(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsymv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -31329,7 +31329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsymv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -31395,7 +31395,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsymv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsymv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsymv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -31457,7 +31457,7 @@ CUTAP_SLOW void cutap_tr_cublasSsyr(char uplo, int n, float alpha, void *x, int 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr])(uplo, n, alpha, x, incx, A, lda);
@@ -31525,7 +31525,7 @@ CUTAP_SLOW void cutap_tr_cublasSsyr2(char uplo, int n, float alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr2(struct cutap_counter *cutap_c, char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, float, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr2])(uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -31594,7 +31594,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -31659,7 +31659,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -31726,7 +31726,7 @@ CUTAP_SLOW void cutap_tr_cublasSsyr2k(char uplo, char trans, int n, int k, float
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsyr2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31798,7 +31798,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31866,7 +31866,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -31929,7 +31929,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -31992,7 +31992,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -32057,7 +32057,7 @@ CUTAP_SLOW void cutap_tr_cublasSsyrk(char uplo, char trans, int n, int k, float 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasSsyrk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -32127,7 +32127,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyrk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -32193,7 +32193,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyrk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -32261,7 +32261,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyrkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32329,7 +32329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSsyrkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSsyrkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSsyrkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -32393,7 +32393,7 @@ CUTAP_SLOW void cutap_tr_cublasStbmv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStbmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32462,7 +32462,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32527,7 +32527,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32591,7 +32591,7 @@ CUTAP_SLOW void cutap_tr_cublasStbsv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStbsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32660,7 +32660,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStbsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32725,7 +32725,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStbsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStbsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStbsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -32787,7 +32787,7 @@ CUTAP_SLOW void cutap_tr_cublasStpmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStpmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpmv])(uplo, trans, diag, n, AP, x, incx);
@@ -32854,7 +32854,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -32917,7 +32917,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasStpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -32979,7 +32979,7 @@ CUTAP_SLOW void cutap_tr_cublasStpsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStpsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpsv])(uplo, trans, diag, n, AP, x, incx);
@@ -33046,7 +33046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStpsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -33109,7 +33109,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStpsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasStpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -33170,7 +33170,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStpttr(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStpttr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpttr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStpttr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpttr])(handle, uplo, n, AP, A, lda);
@@ -33236,7 +33236,7 @@ CUTAP_SLOW void cutap_tr_cublasStrmm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStrmm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -33309,7 +33309,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrmm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -33378,7 +33378,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrmm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -33441,7 +33441,7 @@ CUTAP_SLOW void cutap_tr_cublasStrmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStrmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -33509,7 +33509,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -33573,7 +33573,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -33639,7 +33639,7 @@ CUTAP_SLOW void cutap_tr_cublasStrsm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStrsm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -33711,7 +33711,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsmBatched(void *handle, unsigned int s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasStrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -33779,7 +33779,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasStrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -33846,7 +33846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -33913,7 +33913,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -33976,7 +33976,7 @@ CUTAP_SLOW void cutap_tr_cublasStrsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasStrsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -34044,7 +34044,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -34108,7 +34108,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -34169,7 +34169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasStrttp(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasStrttp(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrttp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasStrttp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasStrttp])(handle, uplo, n, A, lda, AP);
@@ -34232,7 +34232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSwapEx(void *handle, int n, void *x, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSwapEx(struct cutap_counter *cutap_c, void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSwapEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSwapEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasSwapEx])(handle, n, x, xType, incx, y, yType, incy);
@@ -34295,7 +34295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasSwapEx_64(void *handle, long n, void *x, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasSwapEx_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSwapEx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasSwapEx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasSwapEx_64])(handle, n, x, xType, incx, y, yType, incy);
@@ -34368,7 +34368,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasUint8gemmBias(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasUint8gemmBias(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, unsigned int transc, int m, int n, int k, void *A, int A_bias, int lda, void *B, int B_bias, int ldb, void *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasUint8gemmBias);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasUint8gemmBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, int, int, void *, int, int, void *, int, int, int, int))cutap_real[CUTAP_ID_cublasUint8gemmBias])(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
@@ -34437,7 +34437,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCgemm(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCgemm(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -34505,7 +34505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtChemm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtChemm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtChemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtChemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtChemm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -34573,7 +34573,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCher2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCher2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCher2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCher2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCher2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -34639,7 +34639,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCherk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCherk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCherk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCherk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCherk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -34707,7 +34707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCherkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCherkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCherkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCherkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -34770,7 +34770,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtCreate])(handle);
@@ -34837,7 +34837,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCspmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCspmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCspmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCspmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -34905,7 +34905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCsymm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsymm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -34973,7 +34973,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCsyr2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyr2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35039,7 +35039,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCsyrk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyrk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -35107,7 +35107,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCsyrkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35176,7 +35176,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCtrmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCtrmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -35243,7 +35243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtCtrsm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtCtrsm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtCtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -35299,7 +35299,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtDestroy])(handle);
@@ -35357,7 +35357,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDeviceSelect(void *handle, int nbDevice
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDeviceSelect(struct cutap_counter *cutap_c, void *handle, int nbDevices, void *deviceId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDeviceSelect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDeviceSelect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cublasXtDeviceSelect])(handle, nbDevices, deviceId);
@@ -35426,7 +35426,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDgemm(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDgemm(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35493,7 +35493,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDspmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDspmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDspmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDspmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -35561,7 +35561,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDsymm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsymm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35629,7 +35629,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDsyr2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyr2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35695,7 +35695,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDsyrk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyrk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -35763,7 +35763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDsyrkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -35832,7 +35832,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDtrmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDtrmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -35899,7 +35899,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtDtrsm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtDtrsm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtDtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -35956,7 +35956,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtGetBlockDim(void *handle, void *blockDi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetBlockDim(struct cutap_counter *cutap_c, void *handle, void *blockDim)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetBlockDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetBlockDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasXtGetBlockDim])(handle, blockDim);
@@ -36014,7 +36014,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtGetNumBoards(int nbDevices, void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetNumBoards(struct cutap_counter *cutap_c, int nbDevices, void *deviceId, void *nbBoards)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetNumBoards);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetNumBoards, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cublasXtGetNumBoards])(nbDevices, deviceId, nbBoards);
@@ -36071,7 +36071,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtGetPinningMemMode(void *handle, void *m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtGetPinningMemMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetPinningMemMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtGetPinningMemMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasXtGetPinningMemMode])(handle, mode);
@@ -36127,7 +36127,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtMaxBoards(void *nbGpuBoards)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtMaxBoards(struct cutap_counter *cutap_c, void *nbGpuBoards)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtMaxBoards);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtMaxBoards, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtMaxBoards])(nbGpuBoards);
@@ -36184,7 +36184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSetBlockDim(void *handle, int blockDim)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetBlockDim(struct cutap_counter *cutap_c, void *handle, int blockDim)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetBlockDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetBlockDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasXtSetBlockDim])(handle, blockDim);
@@ -36243,7 +36243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSetCpuRatio(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetCpuRatio(struct cutap_counter *cutap_c, void *handle, unsigned int blasOp, unsigned int type, float ratio)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetCpuRatio);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetCpuRatio, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, float))cutap_real[CUTAP_ID_cublasXtSetCpuRatio])(handle, blasOp, type, ratio);
@@ -36302,7 +36302,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSetCpuRoutine(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetCpuRoutine(struct cutap_counter *cutap_c, void *handle, unsigned int blasOp, unsigned int type, void *blasFunctor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetCpuRoutine);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetCpuRoutine, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cublasXtSetCpuRoutine])(handle, blasOp, type, blasFunctor);
@@ -36359,7 +36359,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSetPinningMemMode(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSetPinningMemMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetPinningMemMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSetPinningMemMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasXtSetPinningMemMode])(handle, mode);
@@ -36428,7 +36428,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSgemm(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSgemm(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36495,7 +36495,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSspmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSspmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSspmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSspmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -36563,7 +36563,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSsymm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsymm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36631,7 +36631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSsyr2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyr2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36697,7 +36697,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSsyrk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyrk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -36765,7 +36765,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtSsyrkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtSsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtSsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -36834,7 +36834,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtStrmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtStrmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtStrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtStrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtStrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -36901,7 +36901,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtStrsm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtStrsm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtStrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtStrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtStrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -36970,7 +36970,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZgemm(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZgemm(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37038,7 +37038,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZhemm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZhemm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZhemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZhemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZhemm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37106,7 +37106,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZher2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZher2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZher2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZher2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZher2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37172,7 +37172,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZherk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZherk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZherk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZherk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZherk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -37240,7 +37240,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZherkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZherkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZherkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZherkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37307,7 +37307,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZspmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZspmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZspmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZspmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
@@ -37375,7 +37375,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZsymm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsymm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37443,7 +37443,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZsyr2k(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyr2k(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37509,7 +37509,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZsyrk(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyrk(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -37577,7 +37577,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZsyrkx(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -37646,7 +37646,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZtrmm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZtrmm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -37713,7 +37713,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasXtZtrsm(void *handle, unsigned int side, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasXtZtrsm(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasXtZtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -37774,7 +37774,7 @@ CUTAP_SLOW void cutap_tr_cublasZaxpy(int n, struct cutap_sv_double2 alpha, void 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZaxpy(struct cutap_counter *cutap_c, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZaxpy])(n, alpha, x, incx, y, incy);
@@ -37840,7 +37840,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZaxpy_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZaxpy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZaxpy_v2])(handle, n, alpha, x, incx, y, incy);
@@ -37902,7 +37902,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZaxpy_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZaxpy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZaxpy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
@@ -37962,7 +37962,7 @@ CUTAP_SLOW void cutap_tr_cublasZcopy(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZcopy(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZcopy])(n, x, incx, y, incy);
@@ -38027,7 +38027,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZcopy_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZcopy_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZcopy_v2])(handle, n, x, incx, y, incy);
@@ -38088,7 +38088,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZcopy_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZcopy_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZcopy_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZcopy_v2_64])(handle, n, x, incx, y, incy);
@@ -38153,7 +38153,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdgmm(void *handle, unsigned int mode, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdgmm(struct cutap_counter *cutap_c, void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdgmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdgmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -38218,7 +38218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdgmm_64(void *handle, unsigned int mode,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdgmm_64(struct cutap_counter *cutap_c, void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdgmm_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdgmm_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -38280,7 +38280,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdotc_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotc_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZdotc_v2])(handle, n, x, incx, y, incy, result);
@@ -38342,7 +38342,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdotc_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotc_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotc_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotc_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZdotc_v2_64])(handle, n, x, incx, y, incy, result);
@@ -38404,7 +38404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdotu_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotu_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotu_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotu_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZdotu_v2])(handle, n, x, incx, y, incy, result);
@@ -38466,7 +38466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdotu_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdotu_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotu_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdotu_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZdotu_v2_64])(handle, n, x, incx, y, incy, result);
@@ -38528,7 +38528,7 @@ CUTAP_SLOW void cutap_tr_cublasZdrot(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZdrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, double c, double s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, double, double))cutap_real[CUTAP_ID_cublasZdrot])(n, x, incx, y, incy, c, s);
@@ -38595,7 +38595,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdrot_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasZdrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -38658,7 +38658,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdrot_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasZdrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -38717,7 +38717,7 @@ CUTAP_SLOW void cutap_tr_cublasZdscal(int n, double alpha, void *x, int incx)
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZdscal(struct cutap_counter *cutap_c, int n, double alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, double, void *, int))cutap_real[CUTAP_ID_cublasZdscal])(n, alpha, x, incx);
@@ -38781,7 +38781,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdscal_v2(void *handle, int n, void *alph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZdscal_v2])(handle, n, alpha, x, incx);
@@ -38841,7 +38841,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZdscal_v2_64(void *handle, long n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZdscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZdscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZdscal_v2_64])(handle, n, alpha, x, incx);
@@ -38909,7 +38909,7 @@ CUTAP_SLOW void cutap_tr_cublasZgbmv(char trans, int m, int n, int kl, int ku, s
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZgbmv(struct cutap_counter *cutap_c, char trans, int m, int n, int kl, int ku, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -38982,7 +38982,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgbmv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -39051,7 +39051,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgbmv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -39119,7 +39119,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgeam(void *handle, unsigned int transa, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeam(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeam);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeam, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -39187,7 +39187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgeam_64(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeam_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeam_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeam_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -39254,7 +39254,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgelsBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgelsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgelsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgelsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
@@ -39322,7 +39322,7 @@ CUTAP_SLOW void cutap_tr_cublasZgemm(char transa, char transb, int m, int n, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZgemm(struct cutap_counter *cutap_c, char transa, char transb, int m, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39395,7 +39395,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemm3m(void *handle, unsigned int transa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm3m(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm3m);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm3m, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemm3m])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39464,7 +39464,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemm3m_64(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm3m_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm3m_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm3m_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemm3m_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39534,7 +39534,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemmBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasZgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -39604,7 +39604,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasZgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -39677,7 +39677,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemmStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasZgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -39750,7 +39750,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemmStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemmStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemmStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasZgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -39819,7 +39819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemm_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39888,7 +39888,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemm_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -39954,7 +39954,7 @@ CUTAP_SLOW void cutap_tr_cublasZgemv(char trans, int m, int n, struct cutap_sv_d
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZgemv(struct cutap_counter *cutap_c, char trans, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -40026,7 +40026,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemvBatched(void *handle, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasZgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -40094,7 +40094,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemvBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasZgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -40165,7 +40165,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemvStridedBatched(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasZgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -40236,7 +40236,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemvStridedBatched_64(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemvStridedBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvStridedBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemvStridedBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasZgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -40303,7 +40303,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemv_v2(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -40370,7 +40370,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgemv_v2_64(void *handle, unsigned int tr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -40433,7 +40433,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgeqrfBatched(void *handle, int m, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeqrfBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeqrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeqrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
@@ -40497,7 +40497,7 @@ CUTAP_SLOW void cutap_tr_cublasZgerc(int m, int n, struct cutap_sv_double2 alpha
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZgerc(struct cutap_counter *cutap_c, int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgerc])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -40566,7 +40566,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgerc_v2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgerc_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgerc_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -40631,7 +40631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgerc_v2_64(void *handle, long m, long n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgerc_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgerc_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgerc_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -40695,7 +40695,7 @@ CUTAP_SLOW void cutap_tr_cublasZgeru(int m, int n, struct cutap_sv_double2 alpha
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZgeru(struct cutap_counter *cutap_c, int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeru])(m, n, alpha, x, incx, y, incy, A, lda);
@@ -40764,7 +40764,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgeru_v2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeru_v2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeru_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -40829,7 +40829,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgeru_v2_64(void *handle, long m, long n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgeru_v2_64(struct cutap_counter *cutap_c, void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgeru_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgeru_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -40891,7 +40891,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgetrfBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetrfBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgetrfBatched])(handle, n, A, lda, P, info, batchSize);
@@ -40955,7 +40955,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgetriBatched(void *handle, int n, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetriBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetriBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetriBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
@@ -41021,7 +41021,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZgetrsBatched(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZgetrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZgetrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
@@ -41087,7 +41087,7 @@ CUTAP_SLOW void cutap_tr_cublasZhbmv(char uplo, int n, int k, struct cutap_sv_do
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhbmv(struct cutap_counter *cutap_c, char uplo, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -41158,7 +41158,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -41225,7 +41225,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -41292,7 +41292,7 @@ CUTAP_SLOW void cutap_tr_cublasZhemm(char side, char uplo, int m, int n, struct 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhemm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhemm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -41364,7 +41364,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhemm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhemm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -41432,7 +41432,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhemm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhemm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -41497,7 +41497,7 @@ CUTAP_SLOW void cutap_tr_cublasZhemv(char uplo, int n, struct cutap_sv_double2 a
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhemv(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhemv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -41567,7 +41567,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhemv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhemv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -41633,7 +41633,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhemv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhemv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhemv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhemv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -41695,7 +41695,7 @@ CUTAP_SLOW void cutap_tr_cublasZher(char uplo, int n, double alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZher(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher])(uplo, n, alpha, x, incx, A, lda);
@@ -41763,7 +41763,7 @@ CUTAP_SLOW void cutap_tr_cublasZher2(char uplo, int n, struct cutap_sv_double2 a
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZher2(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher2])(uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -41832,7 +41832,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -41897,7 +41897,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZher2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -41964,7 +41964,7 @@ CUTAP_SLOW void cutap_tr_cublasZher2k(char uplo, char trans, int n, int k, struc
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZher2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasZher2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -42036,7 +42036,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZher2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -42104,7 +42104,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZher2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -42167,7 +42167,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -42230,7 +42230,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZher_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZher_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZher_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZher_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -42295,7 +42295,7 @@ CUTAP_SLOW void cutap_tr_cublasZherk(char uplo, char trans, int n, int k, double
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZherk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasZherk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -42365,7 +42365,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZherk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZherk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -42431,7 +42431,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZherk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZherk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -42499,7 +42499,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZherkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -42567,7 +42567,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZherkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZherkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZherkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZherkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -42631,7 +42631,7 @@ CUTAP_SLOW void cutap_tr_cublasZhpmv(char uplo, int n, struct cutap_sv_double2 a
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhpmv(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_double2 alpha, void *AP, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_double2, void *, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhpmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -42700,7 +42700,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhpmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -42765,7 +42765,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhpmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -42826,7 +42826,7 @@ CUTAP_SLOW void cutap_tr_cublasZhpr(char uplo, int n, double alpha, void *x, int
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhpr(struct cutap_counter *cutap_c, char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, double, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr])(uplo, n, alpha, x, incx, AP);
@@ -42893,7 +42893,7 @@ CUTAP_SLOW void cutap_tr_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 a
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZhpr2(struct cutap_counter *cutap_c, char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr2])(uplo, n, alpha, x, incx, y, incy, AP);
@@ -42961,7 +42961,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -43025,7 +43025,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZhpr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -43087,7 +43087,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr_v2])(handle, uplo, n, alpha, x, incx, AP);
@@ -43149,7 +43149,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZhpr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZhpr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZhpr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasZhpr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
@@ -43212,7 +43212,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZmatinvBatched(void *handle, int n, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZmatinvBatched(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZmatinvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZmatinvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
@@ -43274,7 +43274,7 @@ CUTAP_SLOW void cutap_tr_cublasZrot(int n, void *x, int incx, void *y, int incy,
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZrot(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy, double sc, struct cutap_sv_double2 cs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int, double, struct cutap_sv_double2))cutap_real[CUTAP_ID_cublasZrot])(n, x, incx, y, incy, sc, cs);
@@ -43341,7 +43341,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZrot_v2(void *handle, int n, void *x, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrot_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasZrot_v2])(handle, n, x, incx, y, incy, c, s);
@@ -43404,7 +43404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZrot_v2_64(void *handle, long n, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrot_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrot_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasZrot_v2_64])(handle, n, x, incx, y, incy, c, s);
@@ -43463,7 +43463,7 @@ CUTAP_SLOW void cutap_tr_cublasZrotg(void *ca, struct cutap_sv_double2 cb, void 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZrotg(struct cutap_counter *cutap_c, void *ca, struct cutap_sv_double2 cb, void *sc, void *cs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrotg);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrotg, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, struct cutap_sv_double2, void *, void *))cutap_real[CUTAP_ID_cublasZrotg])(ca, cb, sc, cs);
@@ -43527,7 +43527,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZrotg_v2(void *handle, void *a, void *b, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZrotg_v2(struct cutap_counter *cutap_c, void *handle, void *a, void *b, void *c, void *s)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrotg_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZrotg_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasZrotg_v2])(handle, a, b, c, s);
@@ -43586,7 +43586,7 @@ CUTAP_SLOW void cutap_tr_cublasZscal(int n, struct cutap_sv_double2 alpha, void 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZscal(struct cutap_counter *cutap_c, int n, struct cutap_sv_double2 alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZscal])(n, alpha, x, incx);
@@ -43650,7 +43650,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZscal_v2(void *handle, int n, void *alpha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZscal_v2(struct cutap_counter *cutap_c, void *handle, int n, void *alpha, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZscal_v2])(handle, n, alpha, x, incx);
@@ -43710,7 +43710,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZscal_v2_64(void *handle, long n, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZscal_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *alpha, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZscal_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZscal_v2_64])(handle, n, alpha, x, incx);
@@ -43770,7 +43770,7 @@ CUTAP_SLOW void cutap_tr_cublasZswap(int n, void *x, int incx, void *y, int incy
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZswap(struct cutap_counter *cutap_c, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZswap])(n, x, incx, y, incy);
@@ -43835,7 +43835,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZswap_v2(void *handle, int n, void *x, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZswap_v2(struct cutap_counter *cutap_c, void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZswap_v2])(handle, n, x, incx, y, incy);
@@ -43896,7 +43896,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZswap_v2_64(void *handle, long n, void *x
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZswap_v2_64(struct cutap_counter *cutap_c, void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZswap_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZswap_v2_64])(handle, n, x, incx, y, incy);
@@ -43963,7 +43963,7 @@ CUTAP_SLOW void cutap_tr_cublasZsymm(char side, char uplo, int m, int n, struct 
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZsymm(struct cutap_counter *cutap_c, char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44035,7 +44035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsymm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44103,7 +44103,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsymm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44169,7 +44169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsymv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -44235,7 +44235,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsymv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsymv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsymv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -44300,7 +44300,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr2_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -44365,7 +44365,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr2_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -44432,7 +44432,7 @@ CUTAP_SLOW void cutap_tr_cublasZsyr2k(char uplo, char trans, int n, int k, struc
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZsyr2k(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44504,7 +44504,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr2k_v2(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2k_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44572,7 +44572,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr2k_v2_64(void *handle, unsigned int u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr2k_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr2k_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -44635,7 +44635,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr_v2(void *handle, unsigned int uplo, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -44698,7 +44698,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyr_v2_64(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyr_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyr_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
@@ -44763,7 +44763,7 @@ CUTAP_SLOW void cutap_tr_cublasZsyrk(char uplo, char trans, int n, int k, struct
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZsyrk(struct cutap_counter *cutap_c, char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -44833,7 +44833,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyrk_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrk_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -44899,7 +44899,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyrk_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrk_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrk_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -44967,7 +44967,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyrkx(void *handle, unsigned int uplo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrkx(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrkx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrkx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -45035,7 +45035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZsyrkx_64(void *handle, unsigned int uplo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZsyrkx_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrkx_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZsyrkx_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -45099,7 +45099,7 @@ CUTAP_SLOW void cutap_tr_cublasZtbmv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtbmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45168,7 +45168,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtbmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45233,7 +45233,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtbmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45297,7 +45297,7 @@ CUTAP_SLOW void cutap_tr_cublasZtbsv(char uplo, char trans, char diag, int n, in
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtbsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45366,7 +45366,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtbsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45431,7 +45431,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtbsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtbsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtbsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -45493,7 +45493,7 @@ CUTAP_SLOW void cutap_tr_cublasZtpmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtpmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpmv])(uplo, trans, diag, n, AP, x, incx);
@@ -45560,7 +45560,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtpmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -45623,7 +45623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtpmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -45685,7 +45685,7 @@ CUTAP_SLOW void cutap_tr_cublasZtpsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtpsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpsv])(uplo, trans, diag, n, AP, x, incx);
@@ -45752,7 +45752,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtpsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -45815,7 +45815,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtpsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
@@ -45876,7 +45876,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtpttr(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtpttr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpttr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtpttr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpttr])(handle, uplo, n, AP, A, lda);
@@ -45942,7 +45942,7 @@ CUTAP_SLOW void cutap_tr_cublasZtrmm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtrmm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -46015,7 +46015,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrmm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -46084,7 +46084,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrmm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -46147,7 +46147,7 @@ CUTAP_SLOW void cutap_tr_cublasZtrmv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtrmv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -46215,7 +46215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrmv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -46279,7 +46279,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrmv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrmv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrmv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -46345,7 +46345,7 @@ CUTAP_SLOW void cutap_tr_cublasZtrsm(char side, char uplo, char transa, char dia
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtrsm(struct cutap_counter *cutap_c, char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
@@ -46417,7 +46417,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsmBatched(void *handle, unsigned int s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsmBatched(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsmBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsmBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasZtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -46485,7 +46485,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsmBatched_64(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsmBatched_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsmBatched_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsmBatched_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasZtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -46552,7 +46552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsm_v2(void *handle, unsigned int side,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsm_v2(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -46619,7 +46619,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsm_v2_64(void *handle, unsigned int si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsm_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsm_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -46682,7 +46682,7 @@ CUTAP_SLOW void cutap_tr_cublasZtrsv(char uplo, char trans, char diag, int n, vo
 }
 static __attribute__((noinline, cold)) void cutap_cs_cublasZtrsv(struct cutap_counter *cutap_c, char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsv])(uplo, trans, diag, n, A, lda, x, incx);
@@ -46750,7 +46750,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsv_v2(void *handle, unsigned int uplo,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsv_v2(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -46814,7 +46814,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrsv_v2_64(void *handle, unsigned int up
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrsv_v2_64(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv_v2_64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrsv_v2_64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -46875,7 +46875,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasZtrttp(void *handle, unsigned int uplo, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasZtrttp(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrttp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasZtrttp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZtrttp])(handle, uplo, n, A, lda, AP);

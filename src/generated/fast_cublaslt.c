@@ -91,7 +91,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtCreate(void *lightHandle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtCreate(struct cutap_counter *cutap_c, void *lightHandle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtCreate])(lightHandle);
@@ -147,7 +147,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtDestroy(void *lightHandle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtDestroy(struct cutap_counter *cutap_c, void *lightHandle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtDestroy])(lightHandle);
@@ -210,7 +210,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescCreate(void *emulationDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDescCreate(struct cutap_counter *cutap_c, void *emulationDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescCreate])(emulationDesc);
@@ -266,7 +266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescDestroy(void *emulationDes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDescDestroy(struct cutap_counter *cutap_c, void *emulationDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescDestroy])(emulationDesc);
@@ -326,7 +326,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescGetAttribute(void *emulati
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDescGetAttribute(struct cutap_counter *cutap_c, void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtEmulationDescGetAttribute])(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -383,7 +383,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescInit_internal(void *emulat
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDescInit_internal(struct cutap_counter *cutap_c, void *emulationDesc, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescInit_internal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescInit_internal])(emulationDesc, size);
@@ -442,7 +442,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescSetAttribute(void *emulati
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDescSetAttribute(struct cutap_counter *cutap_c, void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescSetAttribute])(emulationDesc, attr, buf, sizeInBytes);
@@ -496,7 +496,7 @@ CUTAP_SLOW unsigned long cutap_tr_cublasLtGetCudartVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetCudartVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetCudartVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetCudartVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetCudartVersion])();
@@ -553,7 +553,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtGetProperty(unsigned int type, void *va
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasLtGetProperty])(type, value);
@@ -609,7 +609,7 @@ CUTAP_SLOW void * cutap_tr_cublasLtGetStatusName(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusName(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusName);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusName, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusName])(status);
@@ -665,7 +665,7 @@ CUTAP_SLOW void * cutap_tr_cublasLtGetStatusString(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusString(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusString])(status);
@@ -719,7 +719,7 @@ CUTAP_SLOW unsigned long cutap_tr_cublasLtGetVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetVersion])();
@@ -775,7 +775,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtHeuristicsCacheGetCapacity(void *capaci
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsCacheGetCapacity(struct cutap_counter *cutap_c, void *capacity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity])(capacity);
@@ -831,7 +831,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtHeuristicsCacheSetCapacity(unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsCacheSetCapacity(struct cutap_counter *cutap_c, unsigned long capacity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity])(capacity);
@@ -885,7 +885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerForceDisable(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerForceDisable(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerForceDisable);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerForceDisable, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasLtLoggerForceDisable])();
@@ -941,7 +941,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetCallback(void *callback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetCallback(struct cutap_counter *cutap_c, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetCallback])(callback);
@@ -997,7 +997,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetFile(void *file)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetFile(struct cutap_counter *cutap_c, void *file)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetFile);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetFile, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetFile])(file);
@@ -1053,7 +1053,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetLevel(int level)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetLevel(struct cutap_counter *cutap_c, int level)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetLevel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetLevel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetLevel])(level);
@@ -1109,7 +1109,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetMask(int mask)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetMask(struct cutap_counter *cutap_c, int mask)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetMask);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetMask, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetMask])(mask);
@@ -1180,7 +1180,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmul(void *lightHandle, void *compute
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmul(struct cutap_counter *cutap_c, void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmul);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmul, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmul])(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
@@ -1240,7 +1240,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCapGetAttribute(void *algo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoCapGetAttribute(struct cutap_counter *cutap_c, void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
@@ -1303,7 +1303,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCheck(void *lightHandle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoCheck(struct cutap_counter *cutap_c, void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCheck);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCheck])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
@@ -1363,7 +1363,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigGetAttribute(void *algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoConfigGetAttribute(struct cutap_counter *cutap_c, void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
@@ -1422,7 +1422,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigSetAttribute(void *algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoConfigSetAttribute(struct cutap_counter *cutap_c, void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute])(algo, attr, buf, sizeInBytes);
@@ -1487,7 +1487,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetHeuristic(void *lightHandl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoGetHeuristic(struct cutap_counter *cutap_c, void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
@@ -1552,7 +1552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetIds(void *lightHandle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoGetIds(struct cutap_counter *cutap_c, void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetIds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetIds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetIds])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
@@ -1616,7 +1616,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoInit(void *lightHandle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoInit(struct cutap_counter *cutap_c, void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoInit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoInit])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
@@ -1681,7 +1681,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescCreate(void *matmulDesc, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescCreate(struct cutap_counter *cutap_c, void *matmulDesc, unsigned int computeType, unsigned int scaleType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescCreate])(matmulDesc, computeType, scaleType);
@@ -1737,7 +1737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescDestroy(void *matmulDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescDestroy(struct cutap_counter *cutap_c, void *matmulDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulDescDestroy])(matmulDesc);
@@ -1797,7 +1797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescGetAttribute(void *matmulDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescGetAttribute(struct cutap_counter *cutap_c, void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulDescGetAttribute])(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -1856,7 +1856,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescInit_internal(void *matmulDes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescInit_internal(struct cutap_counter *cutap_c, void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescInit_internal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescInit_internal])(matmulDesc, size, computeType, scaleType);
@@ -1915,7 +1915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescSetAttribute(void *matmulDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescSetAttribute(struct cutap_counter *cutap_c, void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulDescSetAttribute])(matmulDesc, attr, buf, sizeInBytes);
@@ -1978,7 +1978,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceCreate(void *pref)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPreferenceCreate(struct cutap_counter *cutap_c, void *pref)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceCreate])(pref);
@@ -2034,7 +2034,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceDestroy(void *pref)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPreferenceDestroy(struct cutap_counter *cutap_c, void *pref)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceDestroy])(pref);
@@ -2094,7 +2094,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceGetAttribute(void *pref
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPreferenceGetAttribute(struct cutap_counter *cutap_c, void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute])(pref, attr, buf, sizeInBytes, sizeWritten);
@@ -2151,7 +2151,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceInit_internal(void *pre
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPreferenceInit_internal(struct cutap_counter *cutap_c, void *pref, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceInit_internal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceInit_internal])(pref, size);
@@ -2210,7 +2210,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceSetAttribute(void *pref
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPreferenceSetAttribute(struct cutap_counter *cutap_c, void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute])(pref, attr, buf, sizeInBytes);
@@ -2277,7 +2277,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutCreate(void *matLayout, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayoutCreate(struct cutap_counter *cutap_c, void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutCreate])(matLayout, type, rows, cols, ld);
@@ -2333,7 +2333,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutDestroy(void *matLayout)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayoutDestroy(struct cutap_counter *cutap_c, void *matLayout)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutDestroy])(matLayout);
@@ -2393,7 +2393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutGetAttribute(void *matLayou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayoutGetAttribute(struct cutap_counter *cutap_c, void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutGetAttribute])(matLayout, attr, buf, sizeInBytes, sizeWritten);
@@ -2454,7 +2454,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutInit_internal(void *matLayo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayoutInit_internal(struct cutap_counter *cutap_c, void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutInit_internal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutInit_internal])(matLayout, size, type, rows, cols, ld);
@@ -2513,7 +2513,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutSetAttribute(void *matLayou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayoutSetAttribute(struct cutap_counter *cutap_c, void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutSetAttribute])(matLayout, attr, buf, sizeInBytes);
@@ -2579,7 +2579,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransform(void *lightHandle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransform(struct cutap_counter *cutap_c, void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransform);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransform, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransform])(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
@@ -2643,7 +2643,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescCreate(void *transfo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransformDescCreate(struct cutap_counter *cutap_c, void *transformDesc, unsigned int scaleType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescCreate])(transformDesc, scaleType);
@@ -2699,7 +2699,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescDestroy(void *transf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransformDescDestroy(struct cutap_counter *cutap_c, void *transformDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescDestroy])(transformDesc);
@@ -2759,7 +2759,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescGetAttribute(void *t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransformDescGetAttribute(struct cutap_counter *cutap_c, void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute])(transformDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -2817,7 +2817,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescInit_internal(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransformDescInit_internal(struct cutap_counter *cutap_c, void *transformDesc, unsigned long size, unsigned int scaleType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescInit_internal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescInit_internal])(transformDesc, size, scaleType);
@@ -2876,7 +2876,7 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescSetAttribute(void *t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTransformDescSetAttribute(struct cutap_counter *cutap_c, void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute])(transformDesc, attr, buf, sizeInBytes);

@@ -266,7 +266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnActivationBackward(void *handle, void *act
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationBackward(struct cutap_counter *cutap_c, void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationBackward])(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -329,7 +329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnActivationForward(void *handle, void *acti
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationForward(struct cutap_counter *cutap_c, void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationForward])(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -391,7 +391,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnAddTensor(void *handle, void *alpha, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAddTensor(struct cutap_counter *cutap_c, void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAddTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAddTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnAddTensor])(handle, alpha, aDesc, A, beta, cDesc, C);
@@ -445,7 +445,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnAdvVersionCheck(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAdvVersionCheck(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAdvVersionCheck);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAdvVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnAdvVersionCheck])();
@@ -509,7 +509,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendCreateDescriptor(unsigned int descr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendCreateDescriptor(struct cutap_counter *cutap_c, unsigned int descriptorType, void *descriptor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendCreateDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendCreateDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnBackendCreateDescriptor])(descriptorType, descriptor);
@@ -565,7 +565,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendDestroyDescriptor(void *descriptor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendDestroyDescriptor(struct cutap_counter *cutap_c, void *descriptor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendDestroyDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendDestroyDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendDestroyDescriptor])(descriptor);
@@ -623,7 +623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendExecute(void *handle, void *executi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendExecute(struct cutap_counter *cutap_c, void *handle, void *executionPlan, void *variantPack)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendExecute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendExecute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendExecute])(handle, executionPlan, variantPack);
@@ -679,7 +679,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendFinalize(void *descriptor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendFinalize(struct cutap_counter *cutap_c, void *descriptor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendFinalize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendFinalize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendFinalize])(descriptor);
@@ -740,7 +740,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendGetAttribute(void *descriptor, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendGetAttribute(struct cutap_counter *cutap_c, void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_real[CUTAP_ID_cudnnBackendGetAttribute])(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
@@ -796,7 +796,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendInitialize(void *descriptor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendInitialize(struct cutap_counter *cutap_c, void *descriptor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendInitialize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendInitialize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendInitialize])(descriptor);
@@ -855,7 +855,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendPopulateCudaGraph(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendPopulateCudaGraph(struct cutap_counter *cutap_c, void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendPopulateCudaGraph);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendPopulateCudaGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendPopulateCudaGraph])(handle, executionPlan, variantPack, graph);
@@ -915,7 +915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendSetAttribute(void *descriptor, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendSetAttribute(struct cutap_counter *cutap_c, void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_real[CUTAP_ID_cudnnBackendSetAttribute])(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
@@ -974,7 +974,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendUpdateCudaGraph(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendUpdateCudaGraph(struct cutap_counter *cutap_c, void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendUpdateCudaGraph);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendUpdateCudaGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendUpdateCudaGraph])(handle, executionPlan, variantPack, graph);
@@ -1048,7 +1048,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackward(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormalizationBackward(struct cutap_counter *cutap_c, void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackward])(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
@@ -1133,7 +1133,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackwardEx(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormalizationBackwardEx(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackwardEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackwardEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackwardEx])(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -1202,7 +1202,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardInference(void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormalizationForwardInference(struct cutap_counter *cutap_c, void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardInference);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardInference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardInference])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
@@ -1274,7 +1274,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTraining(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormalizationForwardTraining(struct cutap_counter *cutap_c, void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTraining);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTraining, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTraining])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
@@ -1354,7 +1354,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTrainingEx(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormalizationForwardTrainingEx(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx])(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
@@ -1412,7 +1412,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBuildRNNDynamic(void *handle, void *rnnDes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBuildRNNDynamic(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, int miniBatch)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBuildRNNDynamic);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBuildRNNDynamic, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cudnnBuildRNNDynamic])(handle, rnnDesc, miniBatch);
@@ -1480,7 +1480,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss(void *handle, void *probsDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss(struct cutap_counter *cutap_c, void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnCTCLoss])(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
@@ -1548,7 +1548,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss_v8(void *handle, unsigned int algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss_v8(struct cutap_counter *cutap_c, void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnCTCLoss_v8])(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
@@ -1602,7 +1602,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCnnVersionCheck(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCnnVersionCheck(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCnnVersionCheck);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCnnVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnCnnVersionCheck])();
@@ -1664,7 +1664,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardBias(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBackwardBias(struct cutap_counter *cutap_c, void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardBias);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardBias])(handle, alpha, dyDesc, dy, beta, dbDesc, db);
@@ -1732,7 +1732,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardData(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBackwardData(struct cutap_counter *cutap_c, void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardData);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardData])(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
@@ -1800,7 +1800,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardFilter(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBackwardFilter(struct cutap_counter *cutap_c, void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardFilter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardFilter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardFilter])(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
@@ -1873,7 +1873,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBiasActivationForward(void *han
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBiasActivationForward(struct cutap_counter *cutap_c, void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBiasActivationForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBiasActivationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBiasActivationForward])(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
@@ -1941,7 +1941,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionForward(void *handle, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionForward(struct cutap_counter *cutap_c, void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionForward])(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
@@ -2004,7 +2004,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreate])(handle);
@@ -2067,7 +2067,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateActivationDescriptor(void *activatio
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateActivationDescriptor(struct cutap_counter *cutap_c, void *activationDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateActivationDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateActivationDescriptor])(activationDesc);
@@ -2130,7 +2130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateAttnDescriptor(void *attnDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateAttnDescriptor(struct cutap_counter *cutap_c, void *attnDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateAttnDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateAttnDescriptor])(attnDesc);
@@ -2193,7 +2193,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateCTCLossDescriptor(struct cutap_counter *cutap_c, void *ctcLossDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateCTCLossDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateCTCLossDescriptor])(ctcLossDesc);
@@ -2256,7 +2256,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateConvolutionDescriptor(void *convDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateConvolutionDescriptor(struct cutap_counter *cutap_c, void *convDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateConvolutionDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateConvolutionDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateConvolutionDescriptor])(convDesc);
@@ -2319,7 +2319,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateDropoutDescriptor(void *dropoutDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateDropoutDescriptor(struct cutap_counter *cutap_c, void *dropoutDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateDropoutDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateDropoutDescriptor])(dropoutDesc);
@@ -2382,7 +2382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFilterDescriptor(void *filterDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFilterDescriptor(struct cutap_counter *cutap_c, void *filterDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFilterDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFilterDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateFilterDescriptor])(filterDesc);
@@ -2446,7 +2446,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsConstParamPack(void *constPa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOpsConstParamPack(struct cutap_counter *cutap_c, void *constPack, unsigned int ops)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsConstParamPack);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsConstParamPack])(constPack, ops);
@@ -2510,7 +2510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsPlan(void *plan, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOpsPlan(struct cutap_counter *cutap_c, void *plan, unsigned int ops)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsPlan])(plan, ops);
@@ -2574,7 +2574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsVariantParamPack(void *varPa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOpsVariantParamPack(struct cutap_counter *cutap_c, void *varPack, unsigned int ops)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack])(varPack, ops);
@@ -2637,7 +2637,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateLRNDescriptor(void *normDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateLRNDescriptor(struct cutap_counter *cutap_c, void *normDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateLRNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateLRNDescriptor])(normDesc);
@@ -2700,7 +2700,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateOpTensorDescriptor(void *opTensorDes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateOpTensorDescriptor(struct cutap_counter *cutap_c, void *opTensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateOpTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateOpTensorDescriptor])(opTensorDesc);
@@ -2763,7 +2763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreatePoolingDescriptor(void *poolingDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreatePoolingDescriptor(struct cutap_counter *cutap_c, void *poolingDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreatePoolingDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreatePoolingDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreatePoolingDescriptor])(poolingDesc);
@@ -2826,7 +2826,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDataDescriptor(struct cutap_counter *cutap_c, void *rnnDataDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDataDescriptor])(rnnDataDesc);
@@ -2889,7 +2889,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateRNNDescriptor(void *rnnDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDescriptor(struct cutap_counter *cutap_c, void *rnnDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDescriptor])(rnnDesc);
@@ -2952,7 +2952,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateReduceTensorDescriptor(void *reduceT
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateReduceTensorDescriptor(struct cutap_counter *cutap_c, void *reduceTensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateReduceTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateReduceTensorDescriptor])(reduceTensorDesc);
@@ -3015,7 +3015,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSeqDataDescriptor(struct cutap_counter *cutap_c, void *seqDataDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSeqDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSeqDataDescriptor])(seqDataDesc);
@@ -3078,7 +3078,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateSpatialTransformerDescriptor(void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSpatialTransformerDescriptor(struct cutap_counter *cutap_c, void *stDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor])(stDesc);
@@ -3141,7 +3141,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateTensorDescriptor(void *tensorDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorDescriptor(struct cutap_counter *cutap_c, void *tensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorDescriptor])(tensorDesc);
@@ -3204,7 +3204,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCreateTensorTransformDescriptor(void *tran
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorTransformDescriptor(struct cutap_counter *cutap_c, void *transformDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorTransformDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorTransformDescriptor])(transformDesc);
@@ -3262,7 +3262,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDeriveBNTensorDescriptor(void *derivedBnDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveBNTensorDescriptor(struct cutap_counter *cutap_c, void *derivedBnDesc, void *xDesc, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveBNTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveBNTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnDeriveBNTensorDescriptor])(derivedBnDesc, xDesc, mode);
@@ -3322,7 +3322,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDeriveNormTensorDescriptor(void *derivedNo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveNormTensorDescriptor(struct cutap_counter *cutap_c, void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveNormTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveNormTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudnnDeriveNormTensorDescriptor])(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
@@ -3378,7 +3378,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroy])(handle);
@@ -3434,7 +3434,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyActivationDescriptor(void *activati
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyActivationDescriptor(struct cutap_counter *cutap_c, void *activationDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyActivationDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyActivationDescriptor])(activationDesc);
@@ -3490,7 +3490,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyAttnDescriptor(void *attnDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyAttnDescriptor(struct cutap_counter *cutap_c, void *attnDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyAttnDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyAttnDescriptor])(attnDesc);
@@ -3546,7 +3546,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyCTCLossDescriptor(struct cutap_counter *cutap_c, void *ctcLossDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyCTCLossDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyCTCLossDescriptor])(ctcLossDesc);
@@ -3602,7 +3602,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyConvolutionDescriptor(void *convDes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyConvolutionDescriptor(struct cutap_counter *cutap_c, void *convDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyConvolutionDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyConvolutionDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyConvolutionDescriptor])(convDesc);
@@ -3658,7 +3658,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyDropoutDescriptor(void *dropoutDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyDropoutDescriptor(struct cutap_counter *cutap_c, void *dropoutDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyDropoutDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyDropoutDescriptor])(dropoutDesc);
@@ -3714,7 +3714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFilterDescriptor(void *filterDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFilterDescriptor(struct cutap_counter *cutap_c, void *filterDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFilterDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFilterDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFilterDescriptor])(filterDesc);
@@ -3770,7 +3770,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsConstParamPack(void *constP
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOpsConstParamPack(struct cutap_counter *cutap_c, void *constPack)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack])(constPack);
@@ -3826,7 +3826,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsPlan(void *plan)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOpsPlan(struct cutap_counter *cutap_c, void *plan)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsPlan])(plan);
@@ -3882,7 +3882,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsVariantParamPack(void *varP
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOpsVariantParamPack(struct cutap_counter *cutap_c, void *varPack)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack])(varPack);
@@ -3938,7 +3938,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyLRNDescriptor(void *lrnDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyLRNDescriptor(struct cutap_counter *cutap_c, void *lrnDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyLRNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyLRNDescriptor])(lrnDesc);
@@ -3994,7 +3994,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyOpTensorDescriptor(void *opTensorDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyOpTensorDescriptor(struct cutap_counter *cutap_c, void *opTensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyOpTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyOpTensorDescriptor])(opTensorDesc);
@@ -4050,7 +4050,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyPoolingDescriptor(void *poolingDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyPoolingDescriptor(struct cutap_counter *cutap_c, void *poolingDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyPoolingDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyPoolingDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyPoolingDescriptor])(poolingDesc);
@@ -4106,7 +4106,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNDataDescriptor(struct cutap_counter *cutap_c, void *rnnDataDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDataDescriptor])(rnnDataDesc);
@@ -4162,7 +4162,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyRNNDescriptor(void *rnnDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNDescriptor(struct cutap_counter *cutap_c, void *rnnDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDescriptor])(rnnDesc);
@@ -4218,7 +4218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyReduceTensorDescriptor(void *reduce
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyReduceTensorDescriptor(struct cutap_counter *cutap_c, void *reduceTensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyReduceTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyReduceTensorDescriptor])(reduceTensorDesc);
@@ -4274,7 +4274,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroySeqDataDescriptor(void *seqDataDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySeqDataDescriptor(struct cutap_counter *cutap_c, void *seqDataDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySeqDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySeqDataDescriptor])(seqDataDesc);
@@ -4330,7 +4330,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroySpatialTransformerDescriptor(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySpatialTransformerDescriptor(struct cutap_counter *cutap_c, void *stDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor])(stDesc);
@@ -4386,7 +4386,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyTensorDescriptor(void *tensorDesc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorDescriptor(struct cutap_counter *cutap_c, void *tensorDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorDescriptor])(tensorDesc);
@@ -4442,7 +4442,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyTensorTransformDescriptor(void *tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorTransformDescriptor(struct cutap_counter *cutap_c, void *transformDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorTransformDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorTransformDescriptor])(transformDesc);
@@ -4511,7 +4511,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationBackward(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormalizationBackward(struct cutap_counter *cutap_c, void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationBackward])(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
@@ -4578,7 +4578,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationForward(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormalizationForward(struct cutap_counter *cutap_c, void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationForward])(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
@@ -4641,7 +4641,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutBackward(void *handle, void *dropou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutBackward(struct cutap_counter *cutap_c, void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutBackward])(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
@@ -4704,7 +4704,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutForward(void *handle, void *dropout
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutForward(struct cutap_counter *cutap_c, void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutForward])(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
@@ -4761,7 +4761,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutGetReserveSpaceSize(void *xdesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetReserveSpaceSize(struct cutap_counter *cutap_c, void *xdesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetReserveSpaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetReserveSpaceSize])(xdesc, sizeInBytes);
@@ -4818,7 +4818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutGetStatesSize(void *handle, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetStatesSize(struct cutap_counter *cutap_c, void *handle, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetStatesSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetStatesSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetStatesSize])(handle, sizeInBytes);
@@ -4881,7 +4881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithm(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionBackwardDataAlgorithm(struct cutap_counter *cutap_c, void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm])(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -4949,7 +4949,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithmEx(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionBackwardDataAlgorithmEx(struct cutap_counter *cutap_c, void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx])(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -5012,7 +5012,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithm(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithm(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm])(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -5080,7 +5080,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithmEx(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithmEx(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx])(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -5143,7 +5143,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithm(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionForwardAlgorithm(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm])(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -5211,7 +5211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithmEx(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutionForwardAlgorithmEx(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx])(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
@@ -5269,7 +5269,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFusedOpsExecute(void *handle, void *plan, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFusedOpsExecute(struct cutap_counter *cutap_c, void *handle, void *plan, void *varPack)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFusedOpsExecute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFusedOpsExecute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnFusedOpsExecute])(handle, plan, varPack);
@@ -5328,7 +5328,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetActivationDescriptor(void *activationDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationDescriptor(struct cutap_counter *cutap_c, void *activationDesc, void *mode, void *reluNanOpt, void *coef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
@@ -5385,7 +5385,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetActivationDescriptorSwishBeta(void *act
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationDescriptorSwishBeta(struct cutap_counter *cutap_c, void *activationDesc, void *swish_beta)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
@@ -5472,7 +5472,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetAttnDescriptor(void *attnDesc, void *at
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetAttnDescriptor(struct cutap_counter *cutap_c, void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetAttnDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
@@ -5538,7 +5538,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationBackwardExWorkspaceSi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormalizationBackwardExWorkspaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize])(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
@@ -5602,7 +5602,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationForwardTrainingExWork
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize])(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
@@ -5663,7 +5663,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationTrainingExReserveSpac
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize])(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
@@ -5720,7 +5720,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor(void *ctcLossDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDescriptor(struct cutap_counter *cutap_c, void *ctcLossDesc, void *compType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor])(ctcLossDesc, compType);
@@ -5779,7 +5779,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDescriptorEx(struct cutap_counter *cutap_c, void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptorEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
@@ -5839,7 +5839,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDescriptor_v8(struct cutap_counter *cutap_c, void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
@@ -5899,7 +5899,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDescriptor_v9(struct cutap_counter *cutap_c, void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v9);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
@@ -5963,7 +5963,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWorkspaceSize(struct cutap_counter *cutap_c, void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize])(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
@@ -6024,7 +6024,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize_v8(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWorkspaceSize_v8(struct cutap_counter *cutap_c, void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8])(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
@@ -6094,7 +6094,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCallback(void *mask, void *udata, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCallback(struct cutap_counter *cutap_c, void *mask, void *udata, void *fptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCallback])(mask, udata, fptr);
@@ -6158,7 +6158,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dDescriptor(void *convDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution2dDescriptor(struct cutap_counter *cutap_c, void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
@@ -6220,7 +6220,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dForwardOutputDim(void *con
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution2dForwardOutputDim(struct cutap_counter *cutap_c, void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
@@ -6277,7 +6277,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataAlgorithmMaxCoun
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(struct cutap_counter *cutap_c, void *handle, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount])(handle, count);
@@ -6340,7 +6340,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataAlgorithm_v7(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardDataAlgorithm_v7(struct cutap_counter *cutap_c, void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7])(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -6402,7 +6402,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataWorkspaceSize(vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardDataWorkspaceSize(struct cutap_counter *cutap_c, void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize])(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
@@ -6459,7 +6459,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterAlgorithmMaxCo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(struct cutap_counter *cutap_c, void *handle, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount])(handle, count);
@@ -6522,7 +6522,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterAlgorithm_v7(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithm_v7(struct cutap_counter *cutap_c, void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7])(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -6584,7 +6584,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterWorkspaceSize(
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionBackwardFilterWorkspaceSize(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize])(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
@@ -6641,7 +6641,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardAlgorithmMaxCount(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionForwardAlgorithmMaxCount(struct cutap_counter *cutap_c, void *handle, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount])(handle, count);
@@ -6704,7 +6704,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardAlgorithm_v7(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionForwardAlgorithm_v7(struct cutap_counter *cutap_c, void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7])(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
@@ -6766,7 +6766,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardWorkspaceSize(void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionForwardWorkspaceSize(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize])(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
@@ -6823,7 +6823,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionGroupCount(void *convDesc, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionGroupCount(struct cutap_counter *cutap_c, void *convDesc, void *groupCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionGroupCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionGroupCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionGroupCount])(convDesc, groupCount);
@@ -6880,7 +6880,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionMathType(void *convDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionMathType(struct cutap_counter *cutap_c, void *convDesc, void *mathType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionMathType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionMathType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionMathType])(convDesc, mathType);
@@ -6943,7 +6943,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdDescriptor(void *convDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionNdDescriptor(struct cutap_counter *cutap_c, void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdDescriptor])(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
@@ -7003,7 +7003,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdForwardOutputDim(void *con
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionNdForwardOutputDim(struct cutap_counter *cutap_c, void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
@@ -7060,7 +7060,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionReorderType(void *convDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolutionReorderType(struct cutap_counter *cutap_c, void *convDesc, void *reorderType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionReorderType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionReorderType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionReorderType])(convDesc, reorderType);
@@ -7114,7 +7114,7 @@ CUTAP_SLOW unsigned long cutap_tr_cudnnGetCudartVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetCudartVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCudartVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCudartVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetCudartVersion])();
@@ -7181,7 +7181,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetDropoutDescriptor(void *dropoutDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetDropoutDescriptor(struct cutap_counter *cutap_c, void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetDropoutDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetDropoutDescriptor])(dropoutDesc, handle, dropout, states, seed);
@@ -7237,7 +7237,7 @@ CUTAP_SLOW void * cutap_tr_cudnnGetErrorString(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cudnnGetErrorString(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudnnGetErrorString])(status);
@@ -7299,7 +7299,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilter4dDescriptor(void *filterDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilter4dDescriptor(struct cutap_counter *cutap_c, void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilter4dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilter4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
@@ -7360,7 +7360,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilterNdDescriptor(void *filterDesc, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterNdDescriptor(struct cutap_counter *cutap_c, void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterNdDescriptor])(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
@@ -7417,7 +7417,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilterSizeInBytes(void *filterDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterSizeInBytes(struct cutap_counter *cutap_c, void *filterDesc, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterSizeInBytes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterSizeInBytes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterSizeInBytes])(filterDesc, size);
@@ -7486,7 +7486,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFoldedConvBackwardDataDescriptors(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFoldedConvBackwardDataDescriptors(struct cutap_counter *cutap_c, void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors])(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
@@ -7545,7 +7545,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFusedOpsConstParamPackAttribute(void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsConstParamPackAttribute(struct cutap_counter *cutap_c, void *constPack, unsigned int paramLabel, void *param, void *isNULL)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param, isNULL);
@@ -7603,7 +7603,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFusedOpsVariantParamPackAttribute(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsVariantParamPackAttribute(struct cutap_counter *cutap_c, void *varPack, unsigned int paramLabel, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
@@ -7663,7 +7663,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetLRNDescriptor(void *normDesc, void *lrn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetLRNDescriptor(struct cutap_counter *cutap_c, void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetLRNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
@@ -7717,7 +7717,7 @@ CUTAP_SLOW unsigned long cutap_tr_cudnnGetMaxDeviceVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetMaxDeviceVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMaxDeviceVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMaxDeviceVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetMaxDeviceVersion])();
@@ -7777,7 +7777,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnBuffers(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAttnBuffers(struct cutap_counter *cutap_c, void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnBuffers);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnBuffers])(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
@@ -7846,7 +7846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnWeights(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAttnWeights(struct cutap_counter *cutap_c, void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnWeights);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnWeights, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnWeights])(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
@@ -7915,7 +7915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationBackwardWorkspaceSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizationBackwardWorkspaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize])(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
@@ -7982,7 +7982,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationForwardTrainingWorkspaceSi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizationForwardTrainingWorkspaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize])(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
@@ -8045,7 +8045,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationTrainingReserveSpaceSize(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizationTrainingReserveSpaceSize(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize])(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
@@ -8104,7 +8104,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetOpTensorDescriptor(void *opTensorDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetOpTensorDescriptor(struct cutap_counter *cutap_c, void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetOpTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
@@ -8168,7 +8168,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dDescriptor(void *poolingDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dDescriptor(struct cutap_counter *cutap_c, void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -8229,7 +8229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dForwardOutputDim(void *pooling
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dForwardOutputDim(struct cutap_counter *cutap_c, void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dForwardOutputDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dForwardOutputDim])(poolingDesc, inputTensorDesc, n, c, h, w);
@@ -8292,7 +8292,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdDescriptor(void *poolingDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdDescriptor(struct cutap_counter *cutap_c, void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdDescriptor])(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
@@ -8351,7 +8351,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdForwardOutputDim(void *pooling
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdForwardOutputDim(struct cutap_counter *cutap_c, void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim])(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
@@ -8408,7 +8408,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetProperty(unsigned int type, void *value
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetProperty])(type, value);
@@ -8472,7 +8472,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDataDescriptor(void *rnnDataDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDataDescriptor(struct cutap_counter *cutap_c, void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
@@ -8549,7 +8549,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDescriptor_v8(struct cutap_counter *cutap_c, void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDescriptor_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
@@ -8610,7 +8610,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNTempSpaceSizes(void *handle, void *r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNTempSpaceSizes(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNTempSpaceSizes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNTempSpaceSizes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNTempSpaceSizes])(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
@@ -8687,7 +8687,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNWeightParams(void *handle, void *rnn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightParams(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightParams])(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
@@ -8745,7 +8745,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNWeightSpaceSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightSpaceSize(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, void *weightSpaceSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightSpaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightSpaceSize])(handle, rnnDesc, weightSpaceSize);
@@ -8806,7 +8806,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReduceTensorDescriptor(void *reduceTens
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReduceTensorDescriptor(struct cutap_counter *cutap_c, void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReduceTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
@@ -8866,7 +8866,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionIndicesSize(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionIndicesSize(struct cutap_counter *cutap_c, void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionIndicesSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionIndicesSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionIndicesSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
@@ -8926,7 +8926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionWorkspaceSize(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionWorkspaceSize(struct cutap_counter *cutap_c, void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionWorkspaceSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionWorkspaceSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
@@ -8991,7 +8991,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetSeqDataDescriptor(void *seqDataDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetSeqDataDescriptor(struct cutap_counter *cutap_c, void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetSeqDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnGetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
@@ -9055,7 +9055,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetStream(void *handle, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetStream])(handle, streamId);
@@ -9120,7 +9120,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensor4dDescriptor(void *tensorDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensor4dDescriptor(struct cutap_counter *cutap_c, void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensor4dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensor4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensor4dDescriptor])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
@@ -9181,7 +9181,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorNdDescriptor(void *tensorDesc, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorNdDescriptor(struct cutap_counter *cutap_c, void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorNdDescriptor])(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
@@ -9238,7 +9238,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorSizeInBytes(void *tensorDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorSizeInBytes(struct cutap_counter *cutap_c, void *tensorDesc, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorSizeInBytes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorSizeInBytes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorSizeInBytes])(tensorDesc, size);
@@ -9300,7 +9300,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorTransformDescriptor(void *transfo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorTransformDescriptor(struct cutap_counter *cutap_c, void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorTransformDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorTransformDescriptor])(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
@@ -9354,7 +9354,7 @@ CUTAP_SLOW unsigned long cutap_tr_cudnnGetVersion(void)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetVersion(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetVersion])();
@@ -9408,7 +9408,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGraphVersionCheck(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGraphVersionCheck(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGraphVersionCheck);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGraphVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnGraphVersionCheck])();
@@ -9469,7 +9469,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnIm2Col(void *handle, void *xDesc, void *x,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnIm2Col(struct cutap_counter *cutap_c, void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnIm2Col);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnIm2Col, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnIm2Col])(handle, xDesc, x, wDesc, convDesc, colBuffer);
@@ -9528,7 +9528,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnInitTransformDest(void *transformDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnInitTransformDest(struct cutap_counter *cutap_c, void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnInitTransformDest);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnInitTransformDest, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnInitTransformDest])(transformDesc, srcDesc, destDesc, destSizeInBytes);
@@ -9596,7 +9596,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelBackward(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChannelBackward(struct cutap_counter *cutap_c, void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelBackward])(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -9660,7 +9660,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelForward(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChannelForward(struct cutap_counter *cutap_c, void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelForward])(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
@@ -9719,7 +9719,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMakeFusedOpsPlan(void *handle, void *plan,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMakeFusedOpsPlan(struct cutap_counter *cutap_c, void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMakeFusedOpsPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMakeFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnMakeFusedOpsPlan])(handle, plan, constPack, workspaceSizeInBytes);
@@ -9797,7 +9797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardData(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnBackwardData(struct cutap_counter *cutap_c, void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardData);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardData])(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -9870,7 +9870,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardWeights(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnBackwardWeights(struct cutap_counter *cutap_c, void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights])(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -9947,7 +9947,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnForward(void *handle, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnForward(struct cutap_counter *cutap_c, void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnForward])(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
@@ -10035,7 +10035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationBackward(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationBackward(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationBackward])(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -10111,7 +10111,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardInference(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationForwardInference(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardInference);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardInference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardInference])(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
@@ -10194,7 +10194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardTraining(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationForwardTraining(struct cutap_counter *cutap_c, void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardTraining);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardTraining, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardTraining])(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
@@ -10260,7 +10260,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnOpTensor(void *handle, void *opTensorDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpTensor(struct cutap_counter *cutap_c, void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnOpTensor])(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
@@ -10314,7 +10314,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnOpsVersionCheck(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpsVersionCheck(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpsVersionCheck);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpsVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnOpsVersionCheck])();
@@ -10381,7 +10381,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingBackward(void *handle, void *poolin
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingBackward(struct cutap_counter *cutap_c, void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingBackward])(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
@@ -10444,7 +10444,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingForward(void *handle, void *pooling
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingForward(struct cutap_counter *cutap_c, void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingForward])(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
@@ -10503,7 +10503,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnQueryRuntimeError(void *handle, void *rsta
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnQueryRuntimeError(struct cutap_counter *cutap_c, void *handle, void *rstatus, unsigned int mode, void *tag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnQueryRuntimeError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnQueryRuntimeError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnQueryRuntimeError])(handle, rstatus, mode, tag);
@@ -10580,7 +10580,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardData_v8(void *handle, void *rnn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardData_v8(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardData_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardData_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardData_v8])(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -10651,7 +10651,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardWeights_v8(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardWeights_v8(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardWeights_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardWeights_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardWeights_v8])(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -10726,7 +10726,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNForward(void *handle, void *rnnDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNForward(struct cutap_counter *cutap_c, void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNForward])(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
@@ -10786,7 +10786,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v8(struct cutap_counter *cutap_c, void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -10845,7 +10845,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v9(struct cutap_counter *cutap_c, void *rnnDesc, void *clipMode, void *lclip, void *rclip)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v9);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v9])(rnnDesc, clipMode, lclip, rclip);
@@ -10905,7 +10905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v8(struct cutap_counter *cutap_c, void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
@@ -10964,7 +10964,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v9(struct cutap_counter *cutap_c, void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v9);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v9])(rnnDesc, clipMode, lclip, rclip);
@@ -11031,7 +11031,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnReduceTensor(void *handle, void *reduceTen
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReduceTensor(struct cutap_counter *cutap_c, void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReduceTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReduceTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnReduceTensor])(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
@@ -11094,7 +11094,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnReorderFilterAndBias(void *handle, void *f
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReorderFilterAndBias(struct cutap_counter *cutap_c, void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReorderFilterAndBias);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReorderFilterAndBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnReorderFilterAndBias])(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
@@ -11155,7 +11155,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRestoreDropoutDescriptor(void *dropoutDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRestoreDropoutDescriptor(struct cutap_counter *cutap_c, void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRestoreDropoutDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRestoreDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnRestoreDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -11214,7 +11214,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnScaleTensor(void *handle, void *yDesc, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnScaleTensor(struct cutap_counter *cutap_c, void *handle, void *yDesc, void *y, void *alpha)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnScaleTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnScaleTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnScaleTensor])(handle, yDesc, y, alpha);
@@ -11273,7 +11273,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetActivationDescriptor(void *activationDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationDescriptor(struct cutap_counter *cutap_c, void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
@@ -11330,7 +11330,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetActivationDescriptorSwishBeta(void *act
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationDescriptorSwishBeta(struct cutap_counter *cutap_c, void *activationDesc, double swish_beta)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
@@ -11405,7 +11405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetAttnDescriptor(void *attnDesc, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetAttnDescriptor(struct cutap_counter *cutap_c, void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetAttnDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
@@ -11462,7 +11462,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor(void *ctcLossDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDescriptor(struct cutap_counter *cutap_c, void *ctcLossDesc, unsigned int compType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor])(ctcLossDesc, compType);
@@ -11521,7 +11521,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDescriptorEx(struct cutap_counter *cutap_c, void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptorEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
@@ -11581,7 +11581,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDescriptor_v8(struct cutap_counter *cutap_c, void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
@@ -11641,7 +11641,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDescriptor_v9(struct cutap_counter *cutap_c, void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v9);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
@@ -11699,7 +11699,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCallback(unsigned int mask, void *udata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCallback(struct cutap_counter *cutap_c, unsigned int mask, void *udata, void *fptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnSetCallback])(mask, udata, fptr);
@@ -11763,7 +11763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolution2dDescriptor(void *convDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution2dDescriptor(struct cutap_counter *cutap_c, void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolution2dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolution2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
@@ -11820,7 +11820,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionGroupCount(void *convDesc, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolutionGroupCount(struct cutap_counter *cutap_c, void *convDesc, int groupCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionGroupCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionGroupCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudnnSetConvolutionGroupCount])(convDesc, groupCount);
@@ -11877,7 +11877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionMathType(void *convDesc, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolutionMathType(struct cutap_counter *cutap_c, void *convDesc, unsigned int mathType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionMathType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionMathType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionMathType])(convDesc, mathType);
@@ -11939,7 +11939,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionNdDescriptor(void *convDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolutionNdDescriptor(struct cutap_counter *cutap_c, void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionNdDescriptor])(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
@@ -11996,7 +11996,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionReorderType(void *convDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolutionReorderType(struct cutap_counter *cutap_c, void *convDesc, unsigned int reorderType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionReorderType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionReorderType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionReorderType])(convDesc, reorderType);
@@ -12057,7 +12057,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetDropoutDescriptor(void *dropoutDesc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetDropoutDescriptor(struct cutap_counter *cutap_c, void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetDropoutDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnSetDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
@@ -12119,7 +12119,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilter4dDescriptor(void *filterDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilter4dDescriptor(struct cutap_counter *cutap_c, void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilter4dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilter4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
@@ -12179,7 +12179,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilterNdDescriptor(void *filterDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilterNdDescriptor(struct cutap_counter *cutap_c, void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilterNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilterNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetFilterNdDescriptor])(filterDesc, dataType, format, nbDims, filterDimA);
@@ -12237,7 +12237,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFusedOpsConstParamPackAttribute(void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsConstParamPackAttribute(struct cutap_counter *cutap_c, void *constPack, unsigned int paramLabel, void *param)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param);
@@ -12295,7 +12295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFusedOpsVariantParamPackAttribute(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsVariantParamPackAttribute(struct cutap_counter *cutap_c, void *varPack, unsigned int paramLabel, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
@@ -12355,7 +12355,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetLRNDescriptor(void *normDesc, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetLRNDescriptor(struct cutap_counter *cutap_c, void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetLRNDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_real[CUTAP_ID_cudnnSetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
@@ -12414,7 +12414,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetOpTensorDescriptor(void *opTensorDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetOpTensorDescriptor(struct cutap_counter *cutap_c, void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetOpTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
@@ -12478,7 +12478,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetPooling2dDescriptor(void *poolingDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPooling2dDescriptor(struct cutap_counter *cutap_c, void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPooling2dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPooling2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
@@ -12540,7 +12540,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetPoolingNdDescriptor(void *poolingDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPoolingNdDescriptor(struct cutap_counter *cutap_c, void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPoolingNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPoolingNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetPoolingNdDescriptor])(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
@@ -12603,7 +12603,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDataDescriptor(void *rnnDataDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDataDescriptor(struct cutap_counter *cutap_c, void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
@@ -12673,7 +12673,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDescriptor_v8(struct cutap_counter *cutap_c, void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDescriptor_v8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
@@ -12734,7 +12734,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetReduceTensorDescriptor(void *reduceTens
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetReduceTensorDescriptor(struct cutap_counter *cutap_c, void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetReduceTensorDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
@@ -12797,7 +12797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetSeqDataDescriptor(void *seqDataDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSeqDataDescriptor(struct cutap_counter *cutap_c, void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSeqDataDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnSetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
@@ -12857,7 +12857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetSpatialTransformerNdDescriptor(void *st
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSpatialTransformerNdDescriptor(struct cutap_counter *cutap_c, void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor])(stDesc, samplerType, dataType, nbDims, dimA);
@@ -12914,7 +12914,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetStream(void *handle, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnSetStream])(handle, streamId);
@@ -12973,7 +12973,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor(void *handle, void *yDesc, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor(struct cutap_counter *cutap_c, void *handle, void *yDesc, void *y, void *valuePtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensor])(handle, yDesc, y, valuePtr);
@@ -13035,7 +13035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptor(void *tensorDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDescriptor(struct cutap_counter *cutap_c, void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptor])(tensorDesc, format, dataType, n, c, h, w);
@@ -13100,7 +13100,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptorEx(void *tensorDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDescriptorEx(struct cutap_counter *cutap_c, void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptorEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptorEx])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
@@ -13160,7 +13160,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptor(void *tensorDesc, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDescriptor(struct cutap_counter *cutap_c, void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptor])(tensorDesc, dataType, nbDims, dimA, strideA);
@@ -13220,7 +13220,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptorEx(void *tensorDesc, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDescriptorEx(struct cutap_counter *cutap_c, void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptorEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptorEx])(tensorDesc, format, dataType, nbDims, dimA);
@@ -13282,7 +13282,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorTransformDescriptor(void *transfo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorTransformDescriptor(struct cutap_counter *cutap_c, void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorTransformDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetTensorTransformDescriptor])(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
@@ -13348,7 +13348,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxBackward(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxBackward(struct cutap_counter *cutap_c, void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxBackward])(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
@@ -13412,7 +13412,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxForward(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxForward(struct cutap_counter *cutap_c, void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxForward])(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
@@ -13471,7 +13471,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorBackward(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridGeneratorBackward(struct cutap_counter *cutap_c, void *handle, void *stDesc, void *dgrid, void *dtheta)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward])(handle, stDesc, dgrid, dtheta);
@@ -13530,7 +13530,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorForward(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridGeneratorForward(struct cutap_counter *cutap_c, void *handle, void *stDesc, void *theta, void *grid)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorForward])(handle, stDesc, theta, grid);
@@ -13599,7 +13599,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerBackward(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSamplerBackward(struct cutap_counter *cutap_c, void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerBackward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerBackward])(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
@@ -13663,7 +13663,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerForward(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSamplerForward(struct cutap_counter *cutap_c, void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerForward);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerForward])(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
@@ -13726,7 +13726,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformFilter(void *handle, void *transD
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformFilter(struct cutap_counter *cutap_c, void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformFilter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformFilter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformFilter])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
@@ -13788,7 +13788,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensor(void *handle, void *alpha,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTensor(struct cutap_counter *cutap_c, void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensor])(handle, alpha, xDesc, x, beta, yDesc, y);
@@ -13851,7 +13851,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensorEx(void *handle, void *tran
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTensorEx(struct cutap_counter *cutap_c, void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensorEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensorEx])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);

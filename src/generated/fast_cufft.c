@@ -92,7 +92,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftCreate])(handle);
@@ -148,7 +148,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftDestroy(int plan)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftDestroy(struct cutap_counter *cutap_c, int plan)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cufftDestroy])(plan);
@@ -207,7 +207,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate1d(int nx, unsigned int type, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate1d(struct cutap_counter *cutap_c, int nx, unsigned int type, int batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate1d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimate1d])(nx, type, batch, workSize);
@@ -266,7 +266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate2d(int nx, int ny, unsigned int ty
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate2d(struct cutap_counter *cutap_c, int nx, int ny, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate2d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate2d])(nx, ny, type, workSize);
@@ -326,7 +326,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate3d(int nx, int ny, int nz, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate3d(struct cutap_counter *cutap_c, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate3d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate3d])(nx, ny, nz, type, workSize);
@@ -392,7 +392,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimateMany(int rank, void *n, void *inem
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimateMany(struct cutap_counter *cutap_c, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimateMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimateMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimateMany])(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -451,7 +451,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecC2C(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2C(struct cutap_counter *cutap_c, int plan, void *idata, void *odata, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2C);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecC2C])(plan, idata, odata, direction);
@@ -509,7 +509,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecC2R(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2R(struct cutap_counter *cutap_c, int plan, void *idata, void *odata)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2R);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2R, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecC2R])(plan, idata, odata);
@@ -567,7 +567,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecD2Z(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecD2Z(struct cutap_counter *cutap_c, int plan, void *idata, void *odata)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecD2Z);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecD2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecD2Z])(plan, idata, odata);
@@ -625,7 +625,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecR2C(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecR2C(struct cutap_counter *cutap_c, int plan, void *idata, void *odata)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecR2C);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecR2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecR2C])(plan, idata, odata);
@@ -683,7 +683,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecZ2D(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2D(struct cutap_counter *cutap_c, int plan, void *idata, void *odata)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecZ2D])(plan, idata, odata);
@@ -742,7 +742,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecZ2Z(int plan, void *idata, void *odata
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2Z(struct cutap_counter *cutap_c, int plan, void *idata, void *odata, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2Z);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecZ2Z])(plan, idata, odata, direction);
@@ -800,7 +800,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetPlanPropertyInt64(int plan, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetPlanPropertyInt64(struct cutap_counter *cutap_c, int plan, unsigned int property, void *returnPtrValue)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetPlanPropertyInt64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetPlanPropertyInt64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetPlanPropertyInt64])(plan, property, returnPtrValue);
@@ -857,7 +857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetProperty(unsigned int type, void *value
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cufftGetProperty])(type, value);
@@ -914,7 +914,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize(int handle, void *workSize)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize(struct cutap_counter *cutap_c, int handle, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftGetSize])(handle, workSize);
@@ -974,7 +974,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize1d(int handle, int nx, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize1d(struct cutap_counter *cutap_c, int handle, int nx, unsigned int type, int batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize1d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSize1d])(handle, nx, type, batch, workSize);
@@ -1034,7 +1034,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize2d(int handle, int nx, int ny, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize2d(struct cutap_counter *cutap_c, int handle, int nx, int ny, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize2d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize2d])(handle, nx, ny, type, workSize);
@@ -1095,7 +1095,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize3d(int handle, int nx, int ny, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize3d(struct cutap_counter *cutap_c, int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize3d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize3d])(handle, nx, ny, nz, type, workSize);
@@ -1162,7 +1162,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany(int handle, int rank, void *n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany(struct cutap_counter *cutap_c, int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSizeMany])(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
@@ -1229,7 +1229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany64(int plan, int rank, void *n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany64(struct cutap_counter *cutap_c, int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftGetSizeMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1285,7 +1285,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetVersion(void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetVersion(struct cutap_counter *cutap_c, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftGetVersion])(version);
@@ -1345,7 +1345,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan1d(int plan, int nx, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan1d(struct cutap_counter *cutap_c, int plan, int nx, unsigned int type, int batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan1d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlan1d])(plan, nx, type, batch, workSize);
@@ -1405,7 +1405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan2d(int plan, int nx, int ny, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan2d(struct cutap_counter *cutap_c, int plan, int nx, int ny, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan2d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan2d])(plan, nx, ny, type, workSize);
@@ -1466,7 +1466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan3d(int plan, int nx, int ny, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan3d(struct cutap_counter *cutap_c, int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan3d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan3d])(plan, nx, ny, nz, type, workSize);
@@ -1533,7 +1533,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany(int plan, int rank, void *n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany(struct cutap_counter *cutap_c, int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1600,7 +1600,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany64(int plan, int rank, void *n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany64(struct cutap_counter *cutap_c, int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftMakePlanMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
@@ -1659,7 +1659,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan1d(void *plan, int nx, unsigned int ty
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan1d(struct cutap_counter *cutap_c, void *plan, int nx, unsigned int type, int batch)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan1d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlan1d])(plan, nx, type, batch);
@@ -1718,7 +1718,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan2d(void *plan, int nx, int ny, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan2d(struct cutap_counter *cutap_c, void *plan, int nx, int ny, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan2d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan2d])(plan, nx, ny, type);
@@ -1778,7 +1778,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan3d(void *plan, int nx, int ny, int nz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan3d(struct cutap_counter *cutap_c, void *plan, int nx, int ny, int nz, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan3d);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan3d])(plan, nx, ny, nz, type);
@@ -1844,7 +1844,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlanMany(void *plan, int rank, void *n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlanMany(struct cutap_counter *cutap_c, void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlanMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
@@ -1901,7 +1901,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftResetPlanProperty(int plan, unsigned int p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftResetPlanProperty(struct cutap_counter *cutap_c, int plan, unsigned int property)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftResetPlanProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftResetPlanProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftResetPlanProperty])(plan, property);
@@ -1958,7 +1958,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftSetAutoAllocation(int plan, int autoAlloca
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetAutoAllocation(struct cutap_counter *cutap_c, int plan, int autoAllocate)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetAutoAllocation);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetAutoAllocation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int))cutap_real[CUTAP_ID_cufftSetAutoAllocation])(plan, autoAllocate);
@@ -2016,7 +2016,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftSetPlanPropertyInt64(int plan, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetPlanPropertyInt64(struct cutap_counter *cutap_c, int plan, unsigned int property, long long inputValueInt)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetPlanPropertyInt64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetPlanPropertyInt64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))cutap_real[CUTAP_ID_cufftSetPlanPropertyInt64])(plan, property, inputValueInt);
@@ -2073,7 +2073,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftSetStream(int plan, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetStream(struct cutap_counter *cutap_c, int plan, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetStream])(plan, stream);
@@ -2130,7 +2130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftSetWorkArea(int plan, void *workArea)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetWorkArea(struct cutap_counter *cutap_c, int plan, void *workArea)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetWorkArea);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetWorkArea, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetWorkArea])(plan, workArea);
@@ -2187,7 +2187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtClearCallback(int plan, unsigned int cbT
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtClearCallback(struct cutap_counter *cutap_c, int plan, unsigned int cbType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtClearCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtClearCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftXtClearCallback])(plan, cbType);
@@ -2246,7 +2246,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExec(int plan, void *input, void *output
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExec(struct cutap_counter *cutap_c, int plan, void *input, void *output, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExec])(plan, input, output, direction);
@@ -2305,7 +2305,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptor(int plan, void *input, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptor(struct cutap_counter *cutap_c, int plan, void *input, void *output, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptor])(plan, input, output, direction);
@@ -2364,7 +2364,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorC2C(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorC2C(struct cutap_counter *cutap_c, int plan, void *input, void *output, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2C);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2C])(plan, input, output, direction);
@@ -2422,7 +2422,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorC2R(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorC2R(struct cutap_counter *cutap_c, int plan, void *input, void *output)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2R);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2R, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2R])(plan, input, output);
@@ -2480,7 +2480,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorD2Z(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorD2Z(struct cutap_counter *cutap_c, int plan, void *input, void *output)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorD2Z);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorD2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorD2Z])(plan, input, output);
@@ -2538,7 +2538,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorR2C(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorR2C(struct cutap_counter *cutap_c, int plan, void *input, void *output)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorR2C);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorR2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorR2C])(plan, input, output);
@@ -2596,7 +2596,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorZ2D(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorZ2D(struct cutap_counter *cutap_c, int plan, void *input, void *output)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2D])(plan, input, output);
@@ -2655,7 +2655,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorZ2Z(int plan, void *input,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescriptorZ2Z(struct cutap_counter *cutap_c, int plan, void *input, void *output, int direction)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2Z);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2Z])(plan, input, output, direction);
@@ -2711,7 +2711,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtFree(void *descriptor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtFree(struct cutap_counter *cutap_c, void *descriptor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftXtFree])(descriptor);
@@ -2780,7 +2780,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtGetSizeMany(int plan, int rank, void *n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtGetSizeMany(struct cutap_counter *cutap_c, int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtGetSizeMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtGetSizeMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtGetSizeMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
@@ -2849,7 +2849,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMakePlanMany(int plan, int rank, void *n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMakePlanMany(struct cutap_counter *cutap_c, int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMakePlanMany);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMakePlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMakePlanMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
@@ -2914,7 +2914,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMalloc(int plan, void *descriptor, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMalloc(struct cutap_counter *cutap_c, int plan, void *descriptor, unsigned int format)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMalloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMalloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMalloc])(plan, descriptor, format);
@@ -2973,7 +2973,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMemcpy(int plan, void *dstPointer, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMemcpy(struct cutap_counter *cutap_c, int plan, void *dstPointer, void *srcPointer, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMemcpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMemcpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMemcpy])(plan, dstPointer, srcPointer, type);
@@ -3031,7 +3031,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtQueryPlan(int plan, void *queryStruct, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtQueryPlan(struct cutap_counter *cutap_c, int plan, void *queryStruct, unsigned int queryType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtQueryPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtQueryPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtQueryPlan])(plan, queryStruct, queryType);
@@ -3102,7 +3102,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetCallback(int plan, void *callback_rou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallback(struct cutap_counter *cutap_c, int plan, void *callback_routine, unsigned int cbType, void *caller_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetCallback])(plan, callback_routine, cbType, caller_info);
@@ -3160,7 +3160,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetCallbackSharedSize(int plan, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallbackSharedSize(struct cutap_counter *cutap_c, int plan, unsigned int cbType, unsigned long sharedSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallbackSharedSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
@@ -3218,7 +3218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetDistribution(int plan, void *box_in, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetDistribution(struct cutap_counter *cutap_c, int plan, void *box_in, void *box_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetDistribution);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
@@ -3276,7 +3276,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetGPUs(int handle, int nGPUs, void *whi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetGPUs(struct cutap_counter *cutap_c, int handle, int nGPUs, void *whichGPUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetGPUs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetGPUs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cufftXtSetGPUs])(handle, nGPUs, whichGPUs);
@@ -3340,7 +3340,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetWorkArea(int plan, void *workArea)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkArea(struct cutap_counter *cutap_c, int plan, void *workArea)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkArea);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkArea, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkArea])(plan, workArea);
@@ -3398,7 +3398,7 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetWorkAreaPolicy(int plan, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkAreaPolicy(struct cutap_counter *cutap_c, int plan, unsigned int policy, void *workSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkAreaPolicy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkAreaPolicy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkAreaPolicy])(plan, policy, workSize);

@@ -71,7 +71,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandCreateGenerator(void *generator, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGenerator(struct cutap_counter *cutap_c, void *generator, unsigned int rng_type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGenerator);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGenerator, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGenerator])(generator, rng_type);
@@ -135,7 +135,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandCreateGeneratorHost(void *generator, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGeneratorHost(struct cutap_counter *cutap_c, void *generator, unsigned int rng_type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGeneratorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGeneratorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGeneratorHost])(generator, rng_type);
@@ -199,7 +199,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandCreatePoissonDistribution(double lambda, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreatePoissonDistribution(struct cutap_counter *cutap_c, double lambda, void *discrete_distribution)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreatePoissonDistribution);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreatePoissonDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(double, void *))cutap_real[CUTAP_ID_curandCreatePoissonDistribution])(lambda, discrete_distribution);
@@ -255,7 +255,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandDestroyDistribution(void *discrete_distri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyDistribution(struct cutap_counter *cutap_c, void *discrete_distribution)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyDistribution);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyDistribution])(discrete_distribution);
@@ -311,7 +311,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandDestroyGenerator(void *generator)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyGenerator(struct cutap_counter *cutap_c, void *generator)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyGenerator);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyGenerator, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyGenerator])(generator);
@@ -369,7 +369,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerate(void *generator, void *outputPtr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerate(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long num)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerate])(generator, outputPtr, num);
@@ -429,7 +429,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormal(void *generator, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNormal(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateLogNormal])(generator, outputPtr, n, mean, stddev);
@@ -489,7 +489,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormalDouble(void *generator, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNormalDouble(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormalDouble);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormalDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateLogNormalDouble])(generator, outputPtr, n, mean, stddev);
@@ -547,7 +547,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateLongLong(void *generator, void *o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLongLong(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long num)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLongLong);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLongLong, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateLongLong])(generator, outputPtr, num);
@@ -607,7 +607,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormal(void *generator, void *out
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNormal(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateNormal])(generator, outputPtr, n, mean, stddev);
@@ -667,7 +667,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormalDouble(void *generator, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNormalDouble(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormalDouble);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormalDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateNormalDouble])(generator, outputPtr, n, mean, stddev);
@@ -726,7 +726,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoisson(void *generator, void *ou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoisson(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, double lambda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoisson);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoisson, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))cutap_real[CUTAP_ID_curandGeneratePoisson])(generator, outputPtr, n, lambda);
@@ -786,7 +786,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoissonMethod(void *generator, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoissonMethod(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoissonMethod);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoissonMethod, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_real[CUTAP_ID_curandGeneratePoissonMethod])(generator, outputPtr, n, lambda, method);
@@ -842,7 +842,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateSeeds(void *generator)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateSeeds(struct cutap_counter *cutap_c, void *generator)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateSeeds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateSeeds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGenerateSeeds])(generator);
@@ -900,7 +900,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateUniform(void *generator, void *ou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUniform(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long num)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniform);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniform, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniform])(generator, outputPtr, num);
@@ -958,7 +958,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateUniformDouble(void *generator, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUniformDouble(struct cutap_counter *cutap_c, void *generator, void *outputPtr, unsigned long num)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniformDouble);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniformDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniformDouble])(generator, outputPtr, num);
@@ -1015,7 +1015,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetDirectionVectors32(void *vectors, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionVectors32(struct cutap_counter *cutap_c, void *vectors, unsigned int set)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors32])(vectors, set);
@@ -1072,7 +1072,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetDirectionVectors64(void *vectors, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionVectors64(struct cutap_counter *cutap_c, void *vectors, unsigned int set)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors64])(vectors, set);
@@ -1129,7 +1129,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetProperty(unsigned int type, void *valu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_curandGetProperty])(type, value);
@@ -1192,7 +1192,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetScrambleConstants32(void *constants)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleConstants32(struct cutap_counter *cutap_c, void *constants)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants32])(constants);
@@ -1255,7 +1255,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetScrambleConstants64(void *constants)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleConstants64(struct cutap_counter *cutap_c, void *constants)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants64])(constants);
@@ -1311,7 +1311,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandGetVersion(void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetVersion(struct cutap_counter *cutap_c, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetVersion])(version);
@@ -1368,7 +1368,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandSetGeneratorOffset(void *generator, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorOffset(struct cutap_counter *cutap_c, void *generator, unsigned long long offset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetGeneratorOffset])(generator, offset);
@@ -1425,7 +1425,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandSetGeneratorOrdering(void *generator, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorOrdering(struct cutap_counter *cutap_c, void *generator, unsigned int order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOrdering);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOrdering, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetGeneratorOrdering])(generator, order);
@@ -1482,7 +1482,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandSetPseudoRandomGeneratorSeed(void *genera
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetPseudoRandomGeneratorSeed(struct cutap_counter *cutap_c, void *generator, unsigned long long seed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetPseudoRandomGeneratorSeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetPseudoRandomGeneratorSeed])(generator, seed);
@@ -1539,7 +1539,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandSetQuasiRandomGeneratorDimensions(void *g
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetQuasiRandomGeneratorDimensions(struct cutap_counter *cutap_c, void *generator, unsigned int num_dimensions)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions])(generator, num_dimensions);
@@ -1596,7 +1596,7 @@ CUTAP_SLOW unsigned int cutap_tr_curandSetStream(void *generator, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetStream(struct cutap_counter *cutap_c, void *generator, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_curandSetStream])(generator, stream);

@@ -640,7 +640,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCCgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -707,7 +707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCCgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -776,7 +776,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCCgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -843,7 +843,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCCgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCCgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCCgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -912,7 +912,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCEgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -979,7 +979,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCEgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1048,7 +1048,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCEgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1115,7 +1115,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCEgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCEgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCEgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1184,7 +1184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCKgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1251,7 +1251,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCKgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1320,7 +1320,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCKgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1387,7 +1387,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCKgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCKgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCKgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1456,7 +1456,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCYgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1523,7 +1523,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCYgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1592,7 +1592,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCYgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -1659,7 +1659,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCYgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCYgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCYgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -1726,7 +1726,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgebrd(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgebrd(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgebrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgebrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -1785,7 +1785,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgebrd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgebrd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgebrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgebrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnCgebrd_bufferSize])(handle, m, n, Lwork);
@@ -1849,7 +1849,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgeqrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgeqrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -1910,7 +1910,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgeqrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
@@ -1981,7 +1981,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvd(void *handle, signed char jobu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvd(struct cutap_counter *cutap_c, void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -2040,7 +2040,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnCgesvd_bufferSize])(handle, m, n, lwork);
@@ -2116,7 +2116,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdaStridedBatched(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdaStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdaStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdaStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -2189,7 +2189,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdaStridedBatched_bufferSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdaStridedBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -2260,7 +2260,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdj(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -2331,7 +2331,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdjBatched(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -2400,7 +2400,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdjBatched_bufferSize(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -2469,7 +2469,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgesvdj_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgesvdj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgesvdj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -2532,7 +2532,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgetrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -2593,7 +2593,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgetrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
@@ -2658,7 +2658,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCgetrs(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCgetrs(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCgetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -2723,7 +2723,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevd(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevd(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCheevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -2786,7 +2786,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
@@ -2857,7 +2857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevdx(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevdx(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCheevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -2926,7 +2926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -2992,7 +2992,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevj(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -3059,7 +3059,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevjBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCheevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -3124,7 +3124,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevjBatched_bufferSize(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCheevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -3188,7 +3188,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCheevj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCheevj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCheevj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -3256,7 +3256,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvd(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvd(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChegvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -3322,7 +3322,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -3396,7 +3396,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvdx(void *handle, unsigned int it
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvdx(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChegvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -3468,7 +3468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -3537,7 +3537,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvj(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvj(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -3604,7 +3604,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChegvj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChegvj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChegvj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -3670,7 +3670,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChetrd(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChetrd(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChetrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChetrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChetrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -3734,7 +3734,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnChetrd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnChetrd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChetrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnChetrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChetrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -3797,7 +3797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnClaswp(void *handle, int n, void *A, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClaswp(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClaswp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClaswp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnClaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -3860,7 +3860,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnClauum(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClauum(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClauum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClauum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnClauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -3921,7 +3921,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnClauum_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnClauum_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClauum_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnClauum_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnClauum_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -3984,7 +3984,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -4046,7 +4046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotrfBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrfBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnCpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -4107,7 +4107,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotrf_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
@@ -4170,7 +4170,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -4231,7 +4231,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -4295,7 +4295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotrs(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrs(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -4360,7 +4360,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCpotrsBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCpotrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCpotrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnCpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -4423,7 +4423,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreate])(handle);
@@ -4486,7 +4486,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCreateGesvdjInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreateGesvdjInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateGesvdjInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateGesvdjInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateGesvdjInfo])(info);
@@ -4549,7 +4549,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCreateParams(void *params)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreateParams(struct cutap_counter *cutap_c, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateParams])(params);
@@ -4612,7 +4612,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCreateSyevjInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCreateSyevjInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateSyevjInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCreateSyevjInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateSyevjInfo])(info);
@@ -4676,7 +4676,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCsytrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -4736,7 +4736,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCsytrf_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytrf_bufferSize])(handle, n, A, lda, lwork);
@@ -4800,7 +4800,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCsytri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -4862,7 +4862,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCsytri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCsytri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCsytri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
@@ -4928,7 +4928,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungbr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungbr(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungbr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungbr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -4992,7 +4992,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungbr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungbr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungbr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungbr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
@@ -5057,7 +5057,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungqr(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungqr(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -5120,7 +5120,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungqr_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungqr_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
@@ -5184,7 +5184,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungtr(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungtr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -5246,7 +5246,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCungtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCungtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCungtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
@@ -5315,7 +5315,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCunmqr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmqr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -5382,7 +5382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCunmqr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmqr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -5451,7 +5451,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCunmtr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmtr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -5518,7 +5518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnCunmtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnCunmtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnCunmtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -5587,7 +5587,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDBgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5654,7 +5654,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDBgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5723,7 +5723,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDBgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5790,7 +5790,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDBgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDBgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDBgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5859,7 +5859,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDDgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -5926,7 +5926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDDgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -5995,7 +5995,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDDgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6062,7 +6062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDDgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDDgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDDgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6131,7 +6131,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDHgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6198,7 +6198,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDHgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6267,7 +6267,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDHgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6334,7 +6334,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDHgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDHgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDHgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6403,7 +6403,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDSgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6470,7 +6470,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDSgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6539,7 +6539,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDSgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6606,7 +6606,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDSgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDSgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDSgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6675,7 +6675,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDXgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6742,7 +6742,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDXgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6811,7 +6811,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDXgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -6878,7 +6878,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDXgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDXgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDXgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -6934,7 +6934,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroy])(handle);
@@ -6990,7 +6990,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDestroyGesvdjInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroyGesvdjInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroyGesvdjInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroyGesvdjInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroyGesvdjInfo])(info);
@@ -7046,7 +7046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDestroyParams(void *params)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroyParams(struct cutap_counter *cutap_c, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroyParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroyParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroyParams])(params);
@@ -7102,7 +7102,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDestroySyevjInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDestroySyevjInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroySyevjInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDestroySyevjInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroySyevjInfo])(info);
@@ -7169,7 +7169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgebrd(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgebrd(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgebrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgebrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -7228,7 +7228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgebrd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgebrd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgebrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgebrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnDgebrd_bufferSize])(handle, m, n, Lwork);
@@ -7292,7 +7292,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgeqrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgeqrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -7353,7 +7353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgeqrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
@@ -7424,7 +7424,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvd(void *handle, signed char jobu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvd(struct cutap_counter *cutap_c, void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -7483,7 +7483,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnDgesvd_bufferSize])(handle, m, n, lwork);
@@ -7559,7 +7559,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdaStridedBatched(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdaStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdaStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdaStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -7632,7 +7632,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdaStridedBatched_bufferSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdaStridedBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -7703,7 +7703,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdj(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -7774,7 +7774,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdjBatched(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -7843,7 +7843,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdjBatched_bufferSize(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -7912,7 +7912,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgesvdj_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgesvdj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgesvdj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -7975,7 +7975,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgetrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -8036,7 +8036,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgetrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
@@ -8101,7 +8101,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDgetrs(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDgetrs(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDgetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -8164,7 +8164,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDlaswp(void *handle, int n, void *A, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlaswp(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlaswp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlaswp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -8227,7 +8227,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDlauum(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlauum(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlauum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlauum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -8288,7 +8288,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDlauum_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDlauum_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlauum_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDlauum_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -8354,7 +8354,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgbr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgbr(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgbr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgbr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -8418,7 +8418,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgbr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgbr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgbr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgbr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
@@ -8483,7 +8483,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgqr(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgqr(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -8546,7 +8546,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgqr_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgqr_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
@@ -8610,7 +8610,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgtr(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgtr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -8672,7 +8672,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDorgtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDorgtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDorgtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
@@ -8741,7 +8741,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDormqr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormqr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -8808,7 +8808,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDormqr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormqr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -8877,7 +8877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDormtr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormtr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -8944,7 +8944,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDormtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDormtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDormtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -9007,7 +9007,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -9069,7 +9069,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotrfBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrfBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -9130,7 +9130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotrf_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
@@ -9193,7 +9193,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -9254,7 +9254,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -9318,7 +9318,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotrs(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrs(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -9383,7 +9383,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDpotrsBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDpotrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDpotrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -9448,7 +9448,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevd(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevd(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsyevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -9511,7 +9511,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
@@ -9582,7 +9582,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevdx(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevdx(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsyevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -9651,7 +9651,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -9717,7 +9717,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevj(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -9784,7 +9784,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevjBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDsyevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -9849,7 +9849,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevjBatched_bufferSize(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDsyevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -9913,7 +9913,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsyevj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsyevj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsyevj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -9981,7 +9981,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvd(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvd(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsygvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -10047,7 +10047,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -10121,7 +10121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvdx(void *handle, unsigned int it
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvdx(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsygvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -10193,7 +10193,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -10262,7 +10262,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvj(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvj(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -10329,7 +10329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsygvj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsygvj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsygvj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -10395,7 +10395,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytrd(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrd(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -10459,7 +10459,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytrd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsytrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -10523,7 +10523,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -10583,7 +10583,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytrf_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrf_bufferSize])(handle, n, A, lda, lwork);
@@ -10647,7 +10647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -10709,7 +10709,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnDsytri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnDsytri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnDsytri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
@@ -10777,7 +10777,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGeqrf(void *handle, void *params, lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
@@ -10843,7 +10843,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGeqrf_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
@@ -10919,7 +10919,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGesvd(void *handle, void *params, sig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
@@ -10993,7 +10993,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGesvd_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
@@ -11050,7 +11050,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetDeterministicMode(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetDeterministicMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetDeterministicMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetDeterministicMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetDeterministicMode])(handle, mode);
@@ -11107,7 +11107,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetEmulationStrategy(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetEmulationStrategy(struct cutap_counter *cutap_c, void *handle, void *strategy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetEmulationStrategy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetEmulationStrategy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetEmulationStrategy])(handle, strategy);
@@ -11164,7 +11164,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetMathMode(void *handle, void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetMathMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetMathMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetMathMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetMathMode])(handle, mode);
@@ -11228,7 +11228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetStream(void *handle, void *streamI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetStream])(handle, streamId);
@@ -11295,7 +11295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrf(void *handle, void *params, lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
@@ -11359,7 +11359,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrf_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
@@ -11427,7 +11427,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnGetrs(void *handle, void *params, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnGetrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnGetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnGetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
@@ -11490,7 +11490,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosCreate(void *infos_ptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosCreate(struct cutap_counter *cutap_c, void *infos_ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosCreate])(infos_ptr);
@@ -11546,7 +11546,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosDestroy(void *infos)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosDestroy(struct cutap_counter *cutap_c, void *infos)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosDestroy])(infos);
@@ -11603,7 +11603,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosGetMaxIters(void *infos, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosGetMaxIters(struct cutap_counter *cutap_c, void *infos, void *maxiters)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetMaxIters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetMaxIters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetMaxIters])(infos, maxiters);
@@ -11660,7 +11660,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosGetNiters(void *infos, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosGetNiters(struct cutap_counter *cutap_c, void *infos, void *niters)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetNiters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetNiters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetNiters])(infos, niters);
@@ -11717,7 +11717,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosGetOuterNiters(void *infos, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosGetOuterNiters(struct cutap_counter *cutap_c, void *infos, void *outer_niters)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetOuterNiters])(infos, outer_niters);
@@ -11781,7 +11781,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosGetResidualHistory(void *info
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosGetResidualHistory(struct cutap_counter *cutap_c, void *infos, void *residual_history)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetResidualHistory])(infos, residual_history);
@@ -11837,7 +11837,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSInfosRequestResidual(void *infos)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSInfosRequestResidual(struct cutap_counter *cutap_c, void *infos)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosRequestResidual);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSInfosRequestResidual, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosRequestResidual])(infos);
@@ -11900,7 +11900,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsCreate(void *params_ptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsCreate(struct cutap_counter *cutap_c, void *params_ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsCreate])(params_ptr);
@@ -11956,7 +11956,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsDestroy(void *params)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsDestroy(struct cutap_counter *cutap_c, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsDestroy])(params);
@@ -12012,7 +12012,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsDisableFallback(void *params
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsDisableFallback(struct cutap_counter *cutap_c, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsDisableFallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsDisableFallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsDisableFallback])(params);
@@ -12068,7 +12068,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsEnableFallback(void *params)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsEnableFallback(struct cutap_counter *cutap_c, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsEnableFallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsEnableFallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsEnableFallback])(params);
@@ -12125,7 +12125,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsGetMaxIters(void *params, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsGetMaxIters(struct cutap_counter *cutap_c, void *params, void *maxiters)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsGetMaxIters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsGetMaxIters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsGetMaxIters])(params, maxiters);
@@ -12182,7 +12182,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetMaxIters(void *params, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetMaxIters(struct cutap_counter *cutap_c, void *params, int maxiters)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetMaxIters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetMaxIters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetMaxIters])(params, maxiters);
@@ -12239,7 +12239,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetMaxItersInner(void *param
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetMaxItersInner(struct cutap_counter *cutap_c, void *params, int maxiters_inner)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner])(params, maxiters_inner);
@@ -12296,7 +12296,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetRefinementSolver(void *pa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetRefinementSolver(struct cutap_counter *cutap_c, void *params, unsigned int refinement_solver)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver])(params, refinement_solver);
@@ -12353,7 +12353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetSolverLowestPrecision(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetSolverLowestPrecision(struct cutap_counter *cutap_c, void *params, unsigned int solver_lowest_precision)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision])(params, solver_lowest_precision);
@@ -12410,7 +12410,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetSolverMainPrecision(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetSolverMainPrecision(struct cutap_counter *cutap_c, void *params, unsigned int solver_main_precision)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision])(params, solver_main_precision);
@@ -12468,7 +12468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetSolverPrecisions(void *pa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetSolverPrecisions(struct cutap_counter *cutap_c, void *params, unsigned int solver_main_precision, unsigned int solver_lowest_precision)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions])(params, solver_main_precision, solver_lowest_precision);
@@ -12525,7 +12525,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetTol(void *params, double 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetTol(struct cutap_counter *cutap_c, void *params, double val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetTol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetTol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetTol])(params, val);
@@ -12582,7 +12582,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSParamsSetTolInner(void *params, do
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSParamsSetTolInner(struct cutap_counter *cutap_c, void *params, double val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetTolInner);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSParamsSetTolInner, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetTolInner])(params, val);
@@ -12653,7 +12653,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSXgels(void *handle, void *gels_irs
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgels(struct cutap_counter *cutap_c, void *handle, void *gels_irs_params, void *gels_irs_infos, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgels])(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
@@ -12714,7 +12714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSXgels_bufferSize(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgels_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, int, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgels_bufferSize])(handle, params, m, n, nrhs, lwork_bytes);
@@ -12784,7 +12784,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSXgesv(void *handle, void *gesv_irs
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgesv(struct cutap_counter *cutap_c, void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgesv])(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
@@ -12844,7 +12844,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnIRSXgesv_bufferSize(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnIRSXgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, int n, int nrhs, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgesv_bufferSize])(handle, params, n, nrhs, lwork_bytes);
@@ -12910,7 +12910,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrf(void *handle, void *params, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnPotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
@@ -12974,7 +12974,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrf_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnPotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
@@ -13041,7 +13041,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnPotrs(void *handle, void *params, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnPotrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnPotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnPotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
@@ -13110,7 +13110,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSBgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13177,7 +13177,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSBgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13246,7 +13246,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSBgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13313,7 +13313,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSBgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSBgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSBgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13382,7 +13382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSHgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13449,7 +13449,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSHgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13518,7 +13518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSHgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13585,7 +13585,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSHgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSHgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSHgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13654,7 +13654,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSSgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13721,7 +13721,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSSgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13790,7 +13790,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSSgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13857,7 +13857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSSgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSSgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSSgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -13926,7 +13926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSXgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -13993,7 +13993,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSXgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -14062,7 +14062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSXgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -14129,7 +14129,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSXgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSXgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSXgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -14187,7 +14187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSetAdvOptions(void *params, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetAdvOptions(struct cutap_counter *cutap_c, void *params, unsigned int function, unsigned int algo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetAdvOptions);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetAdvOptions, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetAdvOptions])(params, function, algo);
@@ -14244,7 +14244,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSetDeterministicMode(void *handle, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetDeterministicMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetDeterministicMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetDeterministicMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetDeterministicMode])(handle, mode);
@@ -14301,7 +14301,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSetEmulationStrategy(void *handle, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetEmulationStrategy(struct cutap_counter *cutap_c, void *handle, unsigned int strategy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetEmulationStrategy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetEmulationStrategy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetEmulationStrategy])(handle, strategy);
@@ -14358,7 +14358,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSetMathMode(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetMathMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetMathMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetMathMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetMathMode])(handle, mode);
@@ -14415,7 +14415,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSetStream(void *handle, void *streamI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnSetStream])(handle, streamId);
@@ -14482,7 +14482,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgebrd(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgebrd(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgebrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgebrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -14541,7 +14541,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgebrd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgebrd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgebrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgebrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnSgebrd_bufferSize])(handle, m, n, Lwork);
@@ -14605,7 +14605,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgeqrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgeqrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -14666,7 +14666,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgeqrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
@@ -14737,7 +14737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvd(void *handle, signed char jobu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvd(struct cutap_counter *cutap_c, void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -14796,7 +14796,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnSgesvd_bufferSize])(handle, m, n, lwork);
@@ -14872,7 +14872,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdaStridedBatched(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdaStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdaStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdaStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -14945,7 +14945,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdaStridedBatched_bufferSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdaStridedBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -15016,7 +15016,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdj(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -15087,7 +15087,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdjBatched(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -15156,7 +15156,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdjBatched_bufferSize(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -15225,7 +15225,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgesvdj_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgesvdj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgesvdj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -15288,7 +15288,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgetrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -15349,7 +15349,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgetrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
@@ -15414,7 +15414,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSgetrs(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSgetrs(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSgetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -15477,7 +15477,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSlaswp(void *handle, int n, void *A, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlaswp(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlaswp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlaswp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -15540,7 +15540,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSlauum(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlauum(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlauum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlauum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -15601,7 +15601,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSlauum_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSlauum_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlauum_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSlauum_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -15667,7 +15667,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgbr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgbr(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgbr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgbr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -15731,7 +15731,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgbr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgbr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgbr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgbr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
@@ -15796,7 +15796,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgqr(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgqr(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -15859,7 +15859,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgqr_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgqr_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
@@ -15923,7 +15923,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgtr(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgtr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -15985,7 +15985,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSorgtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSorgtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSorgtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
@@ -16054,7 +16054,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSormqr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormqr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -16121,7 +16121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSormqr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormqr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -16190,7 +16190,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSormtr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormtr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -16257,7 +16257,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSormtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSormtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSormtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -16320,7 +16320,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -16382,7 +16382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotrfBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrfBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -16443,7 +16443,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotrf_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
@@ -16506,7 +16506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -16567,7 +16567,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -16631,7 +16631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotrs(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrs(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -16696,7 +16696,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSpotrsBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSpotrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSpotrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -16761,7 +16761,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevd(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevd(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsyevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -16824,7 +16824,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
@@ -16895,7 +16895,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevdx(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevdx(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsyevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -16964,7 +16964,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -17030,7 +17030,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevj(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -17097,7 +17097,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevjBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSsyevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -17162,7 +17162,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevjBatched_bufferSize(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSsyevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -17226,7 +17226,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsyevj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsyevj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsyevj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -17294,7 +17294,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvd(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvd(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsygvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -17360,7 +17360,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -17434,7 +17434,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvdx(void *handle, unsigned int it
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvdx(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsygvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -17506,7 +17506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -17575,7 +17575,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvj(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvj(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -17642,7 +17642,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsygvj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsygvj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsygvj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -17708,7 +17708,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytrd(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrd(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -17772,7 +17772,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytrd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsytrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -17836,7 +17836,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -17896,7 +17896,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytrf_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrf_bufferSize])(handle, n, A, lda, lwork);
@@ -17960,7 +17960,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -18022,7 +18022,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSsytri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSsytri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSsytri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
@@ -18091,7 +18091,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevd(void *handle, void *params, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
@@ -18158,7 +18158,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevd_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
@@ -18233,7 +18233,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevdx(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *pBuffer, unsigned long workspaceInBytes, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
@@ -18306,7 +18306,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnSyevdx_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnSyevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnSyevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
@@ -18383,7 +18383,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgeev(void *handle, void *params, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeev(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeev);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeev, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgeev])(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18457,7 +18457,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgeev_bufferSize(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeev_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeev_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeev_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgeev_bufferSize])(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18527,7 +18527,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgeqrf(void *handle, void *params, lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeqrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18594,7 +18594,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgeqrf_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18672,7 +18672,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvd(void *handle, void *params, si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvd(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -18747,7 +18747,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvd_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -18805,7 +18805,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdjGetResidual(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjGetResidual(struct cutap_counter *cutap_c, void *handle, void *info, void *residual)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjGetResidual);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjGetResidual, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdjGetResidual])(handle, info, residual);
@@ -18863,7 +18863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdjGetSweeps(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjGetSweeps(struct cutap_counter *cutap_c, void *handle, void *info, void *executed_sweeps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjGetSweeps);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjGetSweeps, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdjGetSweeps])(handle, info, executed_sweeps);
@@ -18920,7 +18920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdjSetMaxSweeps(void *info, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSetMaxSweeps(struct cutap_counter *cutap_c, void *info, int max_sweeps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps])(info, max_sweeps);
@@ -18977,7 +18977,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdjSetSortEig(void *info, int sor
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSetSortEig(struct cutap_counter *cutap_c, void *info, int sort_svd)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetSortEig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetSortEig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetSortEig])(info, sort_svd);
@@ -19034,7 +19034,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdjSetTolerance(void *info, doubl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdjSetTolerance(struct cutap_counter *cutap_c, void *info, double tolerance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetTolerance);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdjSetTolerance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetTolerance])(info, tolerance);
@@ -19113,7 +19113,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdp(void *handle, void *params, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdp(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info, void *h_err_sigma)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdp])(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
@@ -19188,7 +19188,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdp_bufferSize(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdp_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdp_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdp_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdp_bufferSize])(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -19269,7 +19269,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdr(void *handle, void *params, s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdr(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdr])(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
@@ -19347,7 +19347,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgesvdr_bufferSize(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgesvdr_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgesvdr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdr_bufferSize])(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -19416,7 +19416,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgetrf(void *handle, void *params, lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrf(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -19481,7 +19481,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgetrf_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -19549,7 +19549,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXgetrs(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXgetrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXgetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnXgetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
@@ -19623,7 +19623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXlarft(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXlarft(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXlarft);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXlarft, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cusolverDnXlarft])(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
@@ -19695,7 +19695,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXlarft_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXlarft_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXlarft_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXlarft_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXlarft_bufferSize])(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -19763,7 +19763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXpotrf(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrf(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXpotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -19828,7 +19828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXpotrf_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXpotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -19895,7 +19895,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXpotrs(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXpotrs(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXpotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnXpotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
@@ -19967,7 +19967,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevBatched(void *handle, void *para
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevBatched(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info, long batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *, long))cutap_real[CUTAP_ID_cusolverDnXsyevBatched])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
@@ -20036,7 +20036,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevBatched_bufferSize(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost, long batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *, long))cutap_real[CUTAP_ID_cusolverDnXsyevBatched_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
@@ -20107,7 +20107,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevd(void *handle, void *params, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevd(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -20175,7 +20175,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevd_bufferSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevd_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -20252,7 +20252,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevdx(void *handle, void *params, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevdx(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -20326,7 +20326,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevdx_bufferSize(void *handle, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -20384,7 +20384,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevjGetResidual(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjGetResidual(struct cutap_counter *cutap_c, void *handle, void *info, void *residual)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjGetResidual);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjGetResidual, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevjGetResidual])(handle, info, residual);
@@ -20442,7 +20442,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevjGetSweeps(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjGetSweeps(struct cutap_counter *cutap_c, void *handle, void *info, void *executed_sweeps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjGetSweeps);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjGetSweeps, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevjGetSweeps])(handle, info, executed_sweeps);
@@ -20499,7 +20499,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevjSetMaxSweeps(void *info, int ma
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSetMaxSweeps(struct cutap_counter *cutap_c, void *info, int max_sweeps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXsyevjSetMaxSweeps])(info, max_sweeps);
@@ -20556,7 +20556,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevjSetSortEig(void *info, int sort
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSetSortEig(struct cutap_counter *cutap_c, void *info, int sort_eig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetSortEig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetSortEig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXsyevjSetSortEig])(info, sort_eig);
@@ -20613,7 +20613,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsyevjSetTolerance(void *info, double
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsyevjSetTolerance(struct cutap_counter *cutap_c, void *info, double tolerance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetTolerance);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsyevjSetTolerance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnXsyevjSetTolerance])(info, tolerance);
@@ -20684,7 +20684,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsytrs(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsytrs(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsytrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsytrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsytrs])(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -20752,7 +20752,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXsytrs_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXsytrs_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsytrs_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXsytrs_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsytrs_bufferSize])(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -20819,7 +20819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXtrtri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXtrtri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXtrtri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXtrtri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXtrtri])(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
@@ -20883,7 +20883,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnXtrtri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnXtrtri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXtrtri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnXtrtri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXtrtri_bufferSize])(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -20952,7 +20952,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZCgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21019,7 +21019,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZCgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21088,7 +21088,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZCgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21155,7 +21155,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZCgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZCgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZCgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21224,7 +21224,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZEgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21291,7 +21291,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZEgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21360,7 +21360,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZEgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21427,7 +21427,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZEgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZEgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZEgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21496,7 +21496,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZKgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21563,7 +21563,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZKgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21632,7 +21632,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZKgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21699,7 +21699,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZKgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZKgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZKgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21768,7 +21768,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZYgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21835,7 +21835,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZYgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -21904,7 +21904,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZYgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -21971,7 +21971,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZYgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZYgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZYgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -22040,7 +22040,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZZgels(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgels(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -22107,7 +22107,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZZgels_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgels_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgels_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgels_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -22176,7 +22176,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZZgesv(void *handle, int n, int nrhs,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgesv(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgesv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgesv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
@@ -22243,7 +22243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZZgesv_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZZgesv_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgesv_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZZgesv_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
@@ -22310,7 +22310,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgebrd(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgebrd(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgebrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgebrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
@@ -22369,7 +22369,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgebrd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgebrd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgebrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgebrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnZgebrd_bufferSize])(handle, m, n, Lwork);
@@ -22433,7 +22433,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgeqrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgeqrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgeqrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgeqrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
@@ -22494,7 +22494,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgeqrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgeqrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgeqrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgeqrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
@@ -22565,7 +22565,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvd(void *handle, signed char jobu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvd(struct cutap_counter *cutap_c, void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
@@ -22624,7 +22624,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvd_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvd_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnZgesvd_bufferSize])(handle, m, n, lwork);
@@ -22700,7 +22700,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdaStridedBatched(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdaStridedBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdaStridedBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdaStridedBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
@@ -22773,7 +22773,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdaStridedBatched_bufferSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdaStridedBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
@@ -22844,7 +22844,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdj(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
@@ -22915,7 +22915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdjBatched(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
@@ -22984,7 +22984,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdjBatched_bufferSize(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
@@ -23053,7 +23053,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgesvdj_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgesvdj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgesvdj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
@@ -23116,7 +23116,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgetrf(void *handle, int m, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrf(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
@@ -23177,7 +23177,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgetrf_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
@@ -23242,7 +23242,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZgetrs(void *handle, unsigned int tra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZgetrs(struct cutap_counter *cutap_c, void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZgetrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
@@ -23307,7 +23307,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevd(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevd(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZheevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
@@ -23370,7 +23370,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
@@ -23441,7 +23441,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevdx(void *handle, unsigned int jo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevdx(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZheevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -23510,7 +23510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
@@ -23576,7 +23576,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevj(void *handle, unsigned int job
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevj(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
@@ -23643,7 +23643,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevjBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevjBatched(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevjBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevjBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZheevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
@@ -23708,7 +23708,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevjBatched_bufferSize(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevjBatched_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevjBatched_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevjBatched_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZheevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
@@ -23772,7 +23772,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZheevj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZheevj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZheevj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
@@ -23840,7 +23840,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvd(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvd(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhegvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
@@ -23906,7 +23906,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
@@ -23980,7 +23980,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvdx(void *handle, unsigned int it
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvdx(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvdx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvdx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhegvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
@@ -24052,7 +24052,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvdx_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvdx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvdx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvdx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
@@ -24121,7 +24121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvj(void *handle, unsigned int ity
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvj(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvj);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvj, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
@@ -24188,7 +24188,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhegvj_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhegvj_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvj_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhegvj_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
@@ -24254,7 +24254,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhetrd(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhetrd(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhetrd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhetrd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhetrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
@@ -24318,7 +24318,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZhetrd_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZhetrd_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhetrd_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZhetrd_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhetrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
@@ -24381,7 +24381,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZlaswp(void *handle, int n, void *A, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlaswp(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlaswp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlaswp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
@@ -24444,7 +24444,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZlauum(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlauum(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlauum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlauum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -24505,7 +24505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZlauum_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZlauum_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlauum_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZlauum_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -24568,7 +24568,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
@@ -24630,7 +24630,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotrfBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrfBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrfBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrfBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
@@ -24691,7 +24691,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotrf_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrf_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
@@ -24754,7 +24754,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
@@ -24815,7 +24815,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
@@ -24879,7 +24879,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotrs(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrs(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
@@ -24944,7 +24944,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZpotrsBatched(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZpotrsBatched(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrsBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZpotrsBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
@@ -25008,7 +25008,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZsytrf(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytrf(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytrf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytrf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -25068,7 +25068,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZsytrf_bufferSize(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytrf_bufferSize(struct cutap_counter *cutap_c, void *handle, int n, void *A, int lda, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytrf_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytrf_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytrf_bufferSize])(handle, n, A, lda, lwork);
@@ -25132,7 +25132,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZsytri(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytri(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytri);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytri, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
@@ -25194,7 +25194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZsytri_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZsytri_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytri_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZsytri_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
@@ -25260,7 +25260,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungbr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungbr(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungbr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungbr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
@@ -25324,7 +25324,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungbr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungbr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungbr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungbr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
@@ -25389,7 +25389,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungqr(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungqr(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
@@ -25452,7 +25452,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungqr_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungqr_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
@@ -25516,7 +25516,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungtr(void *handle, unsigned int upl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungtr(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
@@ -25578,7 +25578,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZungtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZungtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZungtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
@@ -25647,7 +25647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZunmqr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmqr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
@@ -25714,7 +25714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZunmqr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmqr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmqr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmqr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
@@ -25783,7 +25783,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZunmtr(void *handle, unsigned int sid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmtr(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmtr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmtr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
@@ -25850,7 +25850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverDnZunmtr_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverDnZunmtr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmtr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverDnZunmtr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
@@ -25907,7 +25907,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverGetProperty(unsigned int type, void *va
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cusolverGetProperty])(type, value);
@@ -25963,7 +25963,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverGetVersion(void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverGetVersion(struct cutap_counter *cutap_c, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverGetVersion])(version);
@@ -26019,7 +26019,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfAnalyze(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfAnalyze(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfAnalyze);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfAnalyze, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfAnalyze])(handle);
@@ -26075,7 +26075,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchAnalyze(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchAnalyze(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchAnalyze);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchAnalyze, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfBatchAnalyze])(handle);
@@ -26131,7 +26131,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchRefactor(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchRefactor(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchRefactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchRefactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfBatchRefactor])(handle);
@@ -26195,7 +26195,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchResetValues(int batchSize, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchResetValues(struct cutap_counter *cutap_c, int batchSize, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA_array, void *P, void *Q, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchResetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchResetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchResetValues])(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
@@ -26267,7 +26267,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchSetupHost(int batchSize, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchSetupHost(struct cutap_counter *cutap_c, int batchSize, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA_array, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchSetupHost])(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
@@ -26330,7 +26330,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchSolve(void *handle, void *P, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchSolve(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF_array, int ldxf)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverRfBatchSolve])(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
@@ -26387,7 +26387,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfBatchZeroPivot(void *handle, void *po
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfBatchZeroPivot(struct cutap_counter *cutap_c, void *handle, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfBatchZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchZeroPivot])(handle, position);
@@ -26450,7 +26450,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfCreate])(handle);
@@ -26506,7 +26506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfDestroy])(handle);
@@ -26564,7 +26564,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfGetAlgs(void *handle, void *factAlg, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetAlgs(struct cutap_counter *cutap_c, void *handle, void *factAlg, void *solveAlg)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetAlgs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetAlgs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetAlgs])(handle, factAlg, solveAlg);
@@ -26622,7 +26622,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfGetMatrixFormat(void *handle, void *f
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetMatrixFormat(struct cutap_counter *cutap_c, void *handle, void *format, void *diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetMatrixFormat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetMatrixFormat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetMatrixFormat])(handle, format, diag);
@@ -26679,7 +26679,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfGetNumericBoostReport(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetNumericBoostReport(struct cutap_counter *cutap_c, void *handle, void *report)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetNumericBoostReport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetNumericBoostReport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfGetNumericBoostReport])(handle, report);
@@ -26737,7 +26737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfGetNumericProperties(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetNumericProperties(struct cutap_counter *cutap_c, void *handle, void *zero, void *boost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetNumericProperties);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetNumericProperties, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetNumericProperties])(handle, zero, boost);
@@ -26794,7 +26794,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfGetResetValuesFastMode(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfGetResetValuesFastMode(struct cutap_counter *cutap_c, void *handle, void *fastMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetResetValuesFastMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfGetResetValuesFastMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfGetResetValuesFastMode])(handle, fastMode);
@@ -26850,7 +26850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfRefactor(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfRefactor(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfRefactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfRefactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfRefactor])(handle);
@@ -26913,7 +26913,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfResetValues(int n, int nnzA, void *cs
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfResetValues(struct cutap_counter *cutap_c, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, void *P, void *Q, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfResetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfResetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfResetValues])(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
@@ -26971,7 +26971,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetAlgs(void *handle, unsigned int fa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetAlgs(struct cutap_counter *cutap_c, void *handle, unsigned int factAlg, unsigned int solveAlg)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetAlgs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetAlgs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetAlgs])(handle, factAlg, solveAlg);
@@ -27029,7 +27029,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetMatrixFormat(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetMatrixFormat(struct cutap_counter *cutap_c, void *handle, unsigned int format, unsigned int diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetMatrixFormat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetMatrixFormat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetMatrixFormat])(handle, format, diag);
@@ -27087,7 +27087,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetNumericProperties(void *handle, do
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetNumericProperties(struct cutap_counter *cutap_c, void *handle, double zero, double boost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetNumericProperties);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetNumericProperties, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, double, double))cutap_real[CUTAP_ID_cusolverRfSetNumericProperties])(handle, zero, boost);
@@ -27144,7 +27144,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetResetValuesFastMode(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetResetValuesFastMode(struct cutap_counter *cutap_c, void *handle, unsigned int fastMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetResetValuesFastMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetResetValuesFastMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetResetValuesFastMode])(handle, fastMode);
@@ -27215,7 +27215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetupDevice(int n, int nnzA, void *cs
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetupDevice(struct cutap_counter *cutap_c, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, int nnzL, void *csrRowPtrL, void *csrColIndL, void *csrValL, int nnzU, void *csrRowPtrU, void *csrColIndU, void *csrValU, void *P, void *Q, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetupDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetupDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfSetupDevice])(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
@@ -27286,7 +27286,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSetupHost(int n, int nnzA, void *h_cs
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSetupHost(struct cutap_counter *cutap_c, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfSetupHost])(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
@@ -27349,7 +27349,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverRfSolve(void *handle, void *P, void *Q,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverRfSolve(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF, int ldxf)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverRfSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverRfSolve])(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
@@ -27414,7 +27414,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholBufferInfo(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholBufferInfo(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -27479,7 +27479,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholBufferInfoHost(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -27537,7 +27537,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholDiag(void *handle, void *info
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholDiag(struct cutap_counter *cutap_c, void *handle, void *info, void *diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholDiag);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholDiag, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholDiag])(handle, info, diag);
@@ -27601,7 +27601,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholFactor(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholFactor(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -27665,7 +27665,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholFactorHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -27726,7 +27726,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholSolve(void *handle, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholSolve(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholSolve])(handle, n, b, x, info, pBuffer);
@@ -27787,7 +27787,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholSolveHost(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
@@ -27846,7 +27846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholZeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholZeroPivot])(handle, info, tol, position);
@@ -27905,7 +27905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrcholZeroPivotHost(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrcholZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholZeroPivotHost])(handle, info, tol, position);
@@ -27970,7 +27970,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsreigsHost(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigsHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigsHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigsHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -28038,7 +28038,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsreigvsi(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigvsi(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigvsi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigvsi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -28106,7 +28106,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsreigvsiHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsreigvsiHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigvsiHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsreigvsiHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -28175,7 +28175,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsqvqrHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsqvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsqvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsqvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -28242,7 +28242,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsvchol(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvchol(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvchol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvchol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -28309,7 +28309,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsvcholHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvcholHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvcholHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvcholHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -28376,7 +28376,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsvluHost(void *handle, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvluHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvluHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvluHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -28443,7 +28443,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsvqr(void *handle, int m, int nn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvqr(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -28510,7 +28510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrlsvqrHost(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrlsvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrlsvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -28575,7 +28575,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrluBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -28643,7 +28643,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrluExtractHost(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluExtractHost(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluExtractHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluExtractHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -28708,7 +28708,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrluFactorHost(void *handle, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -28769,7 +28769,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrluSolveHost(void *handle, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluSolveHost])(handle, n, b, x, info, pBuffer);
@@ -28828,7 +28828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrluZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrluZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrluZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluZeroPivotHost])(handle, info, tol, position);
@@ -28894,7 +28894,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrBufferInfo(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBufferInfo(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -28961,7 +28961,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrBufferInfoBatched(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBufferInfoBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -29027,7 +29027,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -29090,7 +29090,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrFactor(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrFactor(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -29153,7 +29153,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrFactorHost(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrFactorHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -29218,7 +29218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrSetup(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSetup(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSetup);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSetup, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -29283,7 +29283,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrSetupHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSetupHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -29345,7 +29345,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrSolve(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSolve(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
@@ -29407,7 +29407,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrSolveHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrSolveHost(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
@@ -29466,7 +29466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrZeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrZeroPivot])(handle, info, tol, position);
@@ -29525,7 +29525,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrZeroPivotHost])(handle, info, tol, position);
@@ -29593,7 +29593,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrqrsvBatched(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrqrsvBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrsvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrqrsvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -29657,7 +29657,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCcsrzfdHost(void *handle, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCcsrzfdHost(struct cutap_counter *cutap_c, void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrzfdHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCcsrzfdHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -29720,7 +29720,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreate])(handle);
@@ -29783,7 +29783,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreateCsrcholInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsrcholInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrcholInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrcholInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrcholInfo])(info);
@@ -29846,7 +29846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreateCsrcholInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsrcholInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrcholInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrcholInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrcholInfoHost])(info);
@@ -29909,7 +29909,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreateCsrluInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsrluInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrluInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrluInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrluInfoHost])(info);
@@ -29972,7 +29972,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreateCsrqrInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsrqrInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrqrInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrqrInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrqrInfo])(info);
@@ -30035,7 +30035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpCreateCsrqrInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpCreateCsrqrInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrqrInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpCreateCsrqrInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrqrInfoHost])(info);
@@ -30100,7 +30100,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholBufferInfo(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholBufferInfo(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -30165,7 +30165,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholBufferInfoHost(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -30223,7 +30223,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholDiag(void *handle, void *info
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholDiag(struct cutap_counter *cutap_c, void *handle, void *info, void *diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholDiag);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholDiag, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholDiag])(handle, info, diag);
@@ -30287,7 +30287,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholFactor(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholFactor(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -30351,7 +30351,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholFactorHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -30412,7 +30412,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholSolve(void *handle, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholSolve(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholSolve])(handle, n, b, x, info, pBuffer);
@@ -30473,7 +30473,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholSolveHost(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
@@ -30532,7 +30532,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholZeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholZeroPivot])(handle, info, tol, position);
@@ -30591,7 +30591,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrcholZeroPivotHost(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrcholZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholZeroPivotHost])(handle, info, tol, position);
@@ -30656,7 +30656,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsreigsHost(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigsHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigsHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigsHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -30724,7 +30724,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsreigvsi(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigvsi(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigvsi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigvsi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -30792,7 +30792,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsreigvsiHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsreigvsiHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigvsiHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsreigvsiHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -30861,7 +30861,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsqvqrHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsqvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsqvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsqvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -30928,7 +30928,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsvchol(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvchol(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvchol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvchol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -30995,7 +30995,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsvcholHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvcholHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvcholHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvcholHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -31062,7 +31062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsvluHost(void *handle, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvluHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvluHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvluHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -31129,7 +31129,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsvqr(void *handle, int m, int nn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvqr(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -31196,7 +31196,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrlsvqrHost(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrlsvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrlsvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -31261,7 +31261,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrluBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -31329,7 +31329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrluExtractHost(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluExtractHost(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluExtractHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluExtractHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -31394,7 +31394,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrluFactorHost(void *handle, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -31455,7 +31455,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrluSolveHost(void *handle, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluSolveHost])(handle, n, b, x, info, pBuffer);
@@ -31514,7 +31514,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrluZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrluZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrluZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluZeroPivotHost])(handle, info, tol, position);
@@ -31580,7 +31580,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrBufferInfo(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBufferInfo(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -31647,7 +31647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrBufferInfoBatched(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBufferInfoBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -31713,7 +31713,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -31776,7 +31776,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrFactor(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrFactor(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -31839,7 +31839,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrFactorHost(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrFactorHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -31904,7 +31904,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrSetup(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSetup(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSetup);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSetup, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -31969,7 +31969,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrSetupHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSetupHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -32031,7 +32031,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrSolve(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSolve(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
@@ -32093,7 +32093,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrSolveHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrSolveHost(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
@@ -32152,7 +32152,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrZeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrZeroPivot])(handle, info, tol, position);
@@ -32211,7 +32211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrZeroPivotHost])(handle, info, tol, position);
@@ -32279,7 +32279,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrqrsvBatched(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrqrsvBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrsvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrqrsvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -32343,7 +32343,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDcsrzfdHost(void *handle, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDcsrzfdHost(struct cutap_counter *cutap_c, void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrzfdHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDcsrzfdHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -32399,7 +32399,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroy])(handle);
@@ -32455,7 +32455,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroyCsrcholInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCsrcholInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrcholInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrcholInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrcholInfo])(info);
@@ -32511,7 +32511,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroyCsrcholInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCsrcholInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrcholInfoHost])(info);
@@ -32567,7 +32567,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroyCsrluInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCsrluInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrluInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrluInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrluInfoHost])(info);
@@ -32623,7 +32623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroyCsrqrInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCsrqrInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrqrInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrqrInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrqrInfo])(info);
@@ -32679,7 +32679,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpDestroyCsrqrInfoHost(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpDestroyCsrqrInfoHost(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrqrInfoHost])(info);
@@ -32743,7 +32743,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpGetStream(void *handle, void *streamI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpGetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpGetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpGetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverSpGetStream])(handle, streamId);
@@ -32808,7 +32808,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholBufferInfo(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholBufferInfo(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -32873,7 +32873,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholBufferInfoHost(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -32931,7 +32931,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholDiag(void *handle, void *info
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholDiag(struct cutap_counter *cutap_c, void *handle, void *info, void *diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholDiag);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholDiag, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholDiag])(handle, info, diag);
@@ -32995,7 +32995,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholFactor(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholFactor(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -33059,7 +33059,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholFactorHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -33120,7 +33120,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholSolve(void *handle, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholSolve(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholSolve])(handle, n, b, x, info, pBuffer);
@@ -33181,7 +33181,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholSolveHost(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholSolveHost])(handle, n, b, x, info, pBuffer);
@@ -33240,7 +33240,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholZeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholZeroPivot])(handle, info, tol, position);
@@ -33299,7 +33299,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrcholZeroPivotHost(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrcholZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrcholZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholZeroPivotHost])(handle, info, tol, position);
@@ -33364,7 +33364,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsreigsHost(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigsHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigsHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigsHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpScsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -33432,7 +33432,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsreigvsi(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigvsi(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigvsi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigvsi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -33500,7 +33500,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsreigvsiHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsreigvsiHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigvsiHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsreigvsiHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -33569,7 +33569,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsqvqrHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsqvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsqvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsqvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -33636,7 +33636,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsvchol(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvchol(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvchol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvchol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33703,7 +33703,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsvcholHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvcholHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvcholHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvcholHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33770,7 +33770,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsvluHost(void *handle, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvluHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvluHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvluHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -33837,7 +33837,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsvqr(void *handle, int m, int nn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvqr(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -33904,7 +33904,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrlsvqrHost(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrlsvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrlsvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -33969,7 +33969,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrluBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -34037,7 +34037,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrluExtractHost(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluExtractHost(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluExtractHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluExtractHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -34102,7 +34102,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrluFactorHost(void *handle, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -34163,7 +34163,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrluSolveHost(void *handle, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluSolveHost])(handle, n, b, x, info, pBuffer);
@@ -34222,7 +34222,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrluZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrluZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrluZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrluZeroPivotHost])(handle, info, tol, position);
@@ -34288,7 +34288,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrBufferInfo(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBufferInfo(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -34355,7 +34355,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrBufferInfoBatched(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBufferInfoBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -34421,7 +34421,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -34484,7 +34484,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrFactor(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrFactor(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -34547,7 +34547,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrFactorHost(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrFactorHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -34612,7 +34612,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrSetup(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSetup(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSetup);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSetup, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -34677,7 +34677,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrSetupHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSetupHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -34739,7 +34739,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrSolve(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSolve(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSolve])(handle, m, n, b, x, info, pBuffer);
@@ -34801,7 +34801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrSolveHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrSolveHost(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
@@ -34860,7 +34860,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrZeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrZeroPivot])(handle, info, tol, position);
@@ -34919,7 +34919,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, float tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrZeroPivotHost])(handle, info, tol, position);
@@ -34987,7 +34987,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrqrsvBatched(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrqrsvBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrsvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrqrsvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -35051,7 +35051,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpScsrzfdHost(void *handle, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpScsrzfdHost(struct cutap_counter *cutap_c, void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrzfdHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpScsrzfdHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
@@ -35108,7 +35108,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpSetStream(void *handle, void *streamI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpSetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverSpSetStream])(handle, streamId);
@@ -35170,7 +35170,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrcholAnalysis(void *handle, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrcholAnalysis(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrcholAnalysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrcholAnalysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrcholAnalysis])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35232,7 +35232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrcholAnalysisHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrcholAnalysisHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrcholAnalysisHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrcholAnalysisHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrcholAnalysisHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35295,7 +35295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrissymHost(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrissymHost(struct cutap_counter *cutap_c, void *handle, int m, int nnzA, void *descrA, void *csrRowPtrA, void *csrEndPtrA, void *csrColIndA, void *issym)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrissymHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrissymHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrissymHost])(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
@@ -35357,7 +35357,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrluAnalysisHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrluAnalysisHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrluAnalysisHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrluAnalysisHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrluAnalysisHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35416,7 +35416,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrluNnzHost(void *handle, void *nnz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrluNnzHost(struct cutap_counter *cutap_c, void *handle, void *nnzLRef, void *nnzURef, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrluNnzHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrluNnzHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrluNnzHost])(handle, nnzLRef, nnzURef, info);
@@ -35479,7 +35479,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrmetisndHost(void *handle, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrmetisndHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *options, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrmetisndHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrmetisndHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrmetisndHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
@@ -35545,7 +35545,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrpermHost(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrpermHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *map, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrpermHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrpermHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrpermHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
@@ -35610,7 +35610,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrperm_bufferSizeHost(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrperm_bufferSizeHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
@@ -35673,7 +35673,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrqrAnalysis(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAnalysis(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysis])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35736,7 +35736,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrqrAnalysisBatched(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAnalysisBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysisBatched])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35799,7 +35799,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrqrAnalysisHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrqrAnalysisHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysisHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrqrAnalysisHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysisHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
@@ -35861,7 +35861,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrsymamdHost(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymamdHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymamdHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymamdHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymamdHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -35923,7 +35923,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrsymmdqHost(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymmdqHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymmdqHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymmdqHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymmdqHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -35985,7 +35985,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpXcsrsymrcmHost(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpXcsrsymrcmHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymrcmHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpXcsrsymrcmHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymrcmHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
@@ -36050,7 +36050,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholBufferInfo(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholBufferInfo(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -36115,7 +36115,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholBufferInfoHost(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -36173,7 +36173,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholDiag(void *handle, void *info
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholDiag(struct cutap_counter *cutap_c, void *handle, void *info, void *diag)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholDiag);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholDiag, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholDiag])(handle, info, diag);
@@ -36237,7 +36237,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholFactor(void *handle, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholFactor(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -36301,7 +36301,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholFactorHost(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
@@ -36362,7 +36362,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholSolve(void *handle, int n, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholSolve(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholSolve])(handle, n, b, x, info, pBuffer);
@@ -36423,7 +36423,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholSolveHost(void *handle, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
@@ -36482,7 +36482,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholZeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholZeroPivot])(handle, info, tol, position);
@@ -36541,7 +36541,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrcholZeroPivotHost(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrcholZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholZeroPivotHost])(handle, info, tol, position);
@@ -36606,7 +36606,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsreigsHost(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigsHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigsHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigsHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
@@ -36674,7 +36674,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsreigvsi(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigvsi(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigvsi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigvsi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
@@ -36742,7 +36742,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsreigvsiHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsreigvsiHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigvsiHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsreigvsiHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
@@ -36811,7 +36811,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsqvqrHost(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsqvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsqvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsqvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
@@ -36878,7 +36878,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsvchol(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvchol(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvchol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvchol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -36945,7 +36945,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsvcholHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvcholHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvcholHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvcholHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -37012,7 +37012,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsvluHost(void *handle, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvluHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvluHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvluHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -37079,7 +37079,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsvqr(void *handle, int m, int nn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvqr(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvqr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvqr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
@@ -37146,7 +37146,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrlsvqrHost(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrlsvqrHost(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvqrHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrlsvqrHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
@@ -37211,7 +37211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrluBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -37279,7 +37279,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrluExtractHost(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluExtractHost(struct cutap_counter *cutap_c, void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluExtractHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluExtractHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
@@ -37344,7 +37344,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrluFactorHost(void *handle, int n,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluFactorHost(struct cutap_counter *cutap_c, void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
@@ -37405,7 +37405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrluSolveHost(void *handle, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluSolveHost(struct cutap_counter *cutap_c, void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluSolveHost])(handle, n, b, x, info, pBuffer);
@@ -37464,7 +37464,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrluZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrluZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrluZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluZeroPivotHost])(handle, info, tol, position);
@@ -37530,7 +37530,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrBufferInfo(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBufferInfo(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -37597,7 +37597,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrBufferInfoBatched(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBufferInfoBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
@@ -37663,7 +37663,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrBufferInfoHost(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrBufferInfoHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
@@ -37726,7 +37726,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrFactor(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrFactor(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrFactor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrFactor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -37789,7 +37789,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrFactorHost(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrFactorHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrFactorHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrFactorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
@@ -37854,7 +37854,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrSetup(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSetup(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSetup);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSetup, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -37919,7 +37919,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrSetupHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSetupHost(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSetupHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSetupHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
@@ -37981,7 +37981,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrSolve(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSolve(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSolve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSolve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
@@ -38043,7 +38043,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrSolveHost(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrSolveHost(struct cutap_counter *cutap_c, void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSolveHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrSolveHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
@@ -38102,7 +38102,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrZeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrZeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrZeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrZeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrZeroPivot])(handle, info, tol, position);
@@ -38161,7 +38161,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrZeroPivotHost(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrZeroPivotHost(struct cutap_counter *cutap_c, void *handle, void *info, double tol, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrZeroPivotHost])(handle, info, tol, position);
@@ -38229,7 +38229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrqrsvBatched(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrqrsvBatched(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrsvBatched);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrqrsvBatched, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
@@ -38293,7 +38293,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusolverSpZcsrzfdHost(void *handle, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusolverSpZcsrzfdHost(struct cutap_counter *cutap_c, void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrzfdHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusolverSpZcsrzfdHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);

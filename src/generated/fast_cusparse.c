@@ -539,7 +539,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseAxpby(void *handle, void *alpha, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseAxpby(struct cutap_counter *cutap_c, void *handle, void *alpha, void *vecX, void *beta, void *vecY)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseAxpby);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseAxpby, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseAxpby])(handle, alpha, vecX, beta, vecY);
@@ -616,7 +616,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseBlockedEllGet(void *spMatDescr, void *r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseBlockedEllGet(struct cutap_counter *cutap_c, void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseBlockedEllGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseBlockedEllGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseBlockedEllGet])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -676,7 +676,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseBsrSetStridedBatch(void *spMatDescr, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseBsrSetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseBsrSetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseBsrSetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long, long))cutap_real[CUTAP_ID_cusparseBsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
@@ -738,7 +738,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCaxpyi(void *handle, int nnz, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCaxpyi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCaxpyi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -806,7 +806,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsr2csr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -873,7 +873,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsric02(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -940,7 +940,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsric02_analysis(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -1006,7 +1006,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsric02_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -1073,7 +1073,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrilu02(void *handle, unsigned int di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -1140,7 +1140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrilu02_analysis(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -1206,7 +1206,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrilu02_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -1266,7 +1266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -1340,7 +1340,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrmm(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrmm(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseCbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -1410,7 +1410,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrmv(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -1480,7 +1480,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsm2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -1549,7 +1549,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsm2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -1624,7 +1624,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsm2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsm2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -1692,7 +1692,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -1759,7 +1759,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -1830,7 +1830,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -1903,7 +1903,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCbsrxmv(void *handle, unsigned int dirA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCbsrxmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrxmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCbsrxmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -1967,7 +1967,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsc2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsc2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsc2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -2035,7 +2035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2bsr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2bsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2bsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2bsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -2103,7 +2103,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2csr_compress(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2csr_compress(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2csr_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2csr_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_float2))cutap_real[CUTAP_ID_cusparseCcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -2168,7 +2168,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2csru(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2csru(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2csru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2csru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -2232,7 +2232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -2302,7 +2302,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2gebsr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -2368,7 +2368,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsr2gebsr_bufferSize(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -2435,7 +2435,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrcolor(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrcolor(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrcolor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrcolor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -2510,7 +2510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgeam2(void *handle, int m, int n, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgeam2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgeam2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgeam2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -2585,7 +2585,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgeam2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgeam2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -2667,7 +2667,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgemm2(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -2742,7 +2742,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrgemm2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -2807,7 +2807,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsric02(void *handle, int m, int nnz, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2872,7 +2872,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsric02_analysis(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -2936,7 +2936,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsric02_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -3001,7 +3001,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrilu02(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -3066,7 +3066,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrilu02_analysis(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -3130,7 +3130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrilu02_bufferSize(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -3190,7 +3190,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -3262,7 +3262,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_analysis(void *handle, int algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -3334,7 +3334,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_bufferSizeExt(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -3406,7 +3406,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsm2_solve(void *handle, int algo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -3472,7 +3472,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -3537,7 +3537,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -3606,7 +3606,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -3671,7 +3671,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsru2csr(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsru2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsru2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsru2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -3735,7 +3735,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCcsru2csr_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCcsru2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -3800,7 +3800,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCdense2csc(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -3865,7 +3865,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCdense2csr(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCdense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -3934,7 +3934,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgebsr2csr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -4004,7 +4004,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgebsr2gebsc(void *handle, int mb, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebsc(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -4069,7 +4069,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgebsr2gebsc_bufferSize(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebsc_bufferSize(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -4142,7 +4142,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgebsr2gebsr(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -4211,7 +4211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgebsr2gebsr_bufferSize(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgebsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -4280,7 +4280,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgemmi(void *handle, int m, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemmi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemmi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -4349,7 +4349,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgemvi(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemvi(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemvi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemvi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -4410,7 +4410,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgemvi_bufferSize(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgemvi_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemvi_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgemvi_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseCgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
@@ -4476,7 +4476,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgpsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgpsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgpsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgpsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -4542,7 +4542,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgpsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgpsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -4603,7 +4603,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgthr(void *handle, int nnz, void *y, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthr])(handle, nnz, y, xVal, xInd, idxBase);
@@ -4664,7 +4664,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgthrz(void *handle, int nnz, void *y, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthrz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgthrz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthrz])(handle, nnz, y, xVal, xInd, idxBase);
@@ -4728,7 +4728,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -4792,7 +4792,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2StridedBatch(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2StridedBatch(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2StridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2StridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -4856,7 +4856,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2StridedBatch_bufferSizeExt(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2StridedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -4920,7 +4920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2_bufferSizeExt(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -4984,7 +4984,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2_nopivot(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_nopivot(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_nopivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_nopivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -5048,7 +5048,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsv2_nopivot_bufferSizeExt(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsv2_nopivot_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -5112,7 +5112,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -5176,7 +5176,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCgtsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCgtsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -5240,7 +5240,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCnnz(void *handle, unsigned int dirA, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCnnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCnnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCnnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -5303,7 +5303,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCnnz_compress(void *handle, int m, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCnnz_compress(struct cutap_counter *cutap_c, void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_float2 tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCnnz_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCnnz_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_float2))cutap_real[CUTAP_ID_cusparseCnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -5380,7 +5380,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstBlockedEllGet(void *spMatDescr, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstBlockedEllGet(struct cutap_counter *cutap_c, void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstBlockedEllGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstBlockedEllGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstBlockedEllGet])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -5449,7 +5449,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstDnMatGet(void *dnMatDescr, void *r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnMatGet(struct cutap_counter *cutap_c, void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnMatGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnMatGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstDnMatGet])(dnMatDescr, rows, cols, ld, values, type, order);
@@ -5513,7 +5513,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstDnMatGetValues(void *dnMatDescr, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnMatGetValues(struct cutap_counter *cutap_c, void *dnMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnMatGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnMatGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstDnMatGetValues])(dnMatDescr, values);
@@ -5579,7 +5579,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstDnVecGet(void *dnVecDescr, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnVecGet(struct cutap_counter *cutap_c, void *dnVecDescr, void *size, void *values, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnVecGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnVecGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstDnVecGet])(dnVecDescr, size, values, valueType);
@@ -5643,7 +5643,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstDnVecGetValues(void *dnVecDescr, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstDnVecGetValues(struct cutap_counter *cutap_c, void *dnVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnVecGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstDnVecGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstDnVecGetValues])(dnVecDescr, values);
@@ -5707,7 +5707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstSpMatGetValues(void *spMatDescr, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpMatGetValues(struct cutap_counter *cutap_c, void *spMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpMatGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpMatGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstSpMatGetValues])(spMatDescr, values);
@@ -5782,7 +5782,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstSpVecGet(void *spVecDescr, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpVecGet(struct cutap_counter *cutap_c, void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpVecGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpVecGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstSpVecGet])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -5846,7 +5846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstSpVecGetValues(void *spVecDescr, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstSpVecGetValues(struct cutap_counter *cutap_c, void *spVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpVecGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstSpVecGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstSpVecGetValues])(spVecDescr, values);
@@ -5911,7 +5911,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstrainedGeMM(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrainedGeMM(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
@@ -5976,7 +5976,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseConstrainedGeMM_bufferSize(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseConstrainedGeMM_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseConstrainedGeMM_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
@@ -6052,7 +6052,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCooAoSGet(void *spMatDescr, void *rows,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooAoSGet(struct cutap_counter *cutap_c, void *spMatDescr, void *rows, void *cols, void *nnz, void *cooInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooAoSGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooAoSGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooAoSGet])(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
@@ -6111,7 +6111,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCooSetPointers(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooSetPointers(struct cutap_counter *cutap_c, void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooSetPointers);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooSetPointers, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooSetPointers])(spMatDescr, cooRows, cooColumns, cooValues);
@@ -6169,7 +6169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCooSetStridedBatch(void *spMatDescr, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCooSetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, int batchCount, long batchStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooSetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCooSetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long))cutap_real[CUTAP_ID_cusparseCooSetStridedBatch])(spMatDescr, batchCount, batchStride);
@@ -6232,7 +6232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreate(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreate(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreate])(handle);
@@ -6304,7 +6304,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBlockedEll(void *spMatDescr, long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBlockedEll(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBlockedEll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBlockedEll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateBlockedEll])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -6380,7 +6380,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBsr(void *spMatDescr, long brows,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsr(struct cutap_counter *cutap_c, void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockSize, long colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateBsr])(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -6443,7 +6443,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBsric02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsric02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsric02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsric02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsric02Info])(info);
@@ -6506,7 +6506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBsrilu02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsrilu02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrilu02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrilu02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrilu02Info])(info);
@@ -6569,7 +6569,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBsrsm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsrsm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrsm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrsm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrsm2Info])(info);
@@ -6632,7 +6632,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateBsrsv2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateBsrsv2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrsv2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateBsrsv2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrsv2Info])(info);
@@ -6695,7 +6695,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateColorInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateColorInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateColorInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateColorInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateColorInfo])(info);
@@ -6767,7 +6767,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstBlockedEll(void *spMatDescr,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstBlockedEll(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstBlockedEll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstBlockedEll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstBlockedEll])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -6843,7 +6843,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstBsr(void *spMatDescr, long b
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstBsr(struct cutap_counter *cutap_c, void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockDim, long colBlockDim, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstBsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstBsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstBsr])(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -6915,7 +6915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstCoo(void *spMatDescr, long r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstCoo(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCoo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCoo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCoo])(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
@@ -6988,7 +6988,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstCsc(void *spMatDescr, long r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstCsc(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCsc])(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -7061,7 +7061,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstCsr(void *spMatDescr, long r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstCsr(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstCsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCsr])(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -7130,7 +7130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstDnMat(void *dnMatDescr, long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstDnMat(struct cutap_counter *cutap_c, void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstDnMat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstDnMat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstDnMat])(dnMatDescr, rows, cols, ld, values, valueType, order);
@@ -7196,7 +7196,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstDnVec(void *dnVecDescr, long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstDnVec(struct cutap_counter *cutap_c, void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstDnVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstDnVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstDnVec])(dnVecDescr, size, values, valueType);
@@ -7271,7 +7271,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstSlicedEll(void *spMatDescr, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstSlicedEll(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstSlicedEll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstSlicedEll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstSlicedEll])(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -7341,7 +7341,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateConstSpVec(void *spVecDescr, long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateConstSpVec(struct cutap_counter *cutap_c, void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstSpVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateConstSpVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstSpVec])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -7413,7 +7413,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCoo(void *spMatDescr, long rows, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCoo(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCoo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCoo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCoo])(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
@@ -7484,7 +7484,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCooAoS(void *spMatDescr, long row
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCooAoS(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cooInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCooAoS);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCooAoS, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCooAoS])(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
@@ -7557,7 +7557,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsc(void *spMatDescr, long rows, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsc(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCsc])(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -7630,7 +7630,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsr(void *spMatDescr, long rows, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsr(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCsr])(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -7693,7 +7693,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrgemm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrgemm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrgemm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrgemm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrgemm2Info])(info);
@@ -7756,7 +7756,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsric02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsric02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsric02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsric02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsric02Info])(info);
@@ -7819,7 +7819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrilu02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrilu02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrilu02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrilu02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrilu02Info])(info);
@@ -7882,7 +7882,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrsm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsm2Info])(info);
@@ -7945,7 +7945,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsrsv2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsrsv2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsv2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsrsv2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsv2Info])(info);
@@ -8008,7 +8008,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateCsru2csrInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateCsru2csrInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsru2csrInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateCsru2csrInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsru2csrInfo])(info);
@@ -8077,7 +8077,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateDnMat(void *dnMatDescr, long rows
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateDnMat(struct cutap_counter *cutap_c, void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateDnMat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateDnMat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateDnMat])(dnMatDescr, rows, cols, ld, values, valueType, order);
@@ -8143,7 +8143,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateDnVec(void *dnVecDescr, long size
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateDnVec(struct cutap_counter *cutap_c, void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateDnVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateDnVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCreateDnVec])(dnVecDescr, size, values, valueType);
@@ -8201,7 +8201,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateIdentityPermutation(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateIdentityPermutation(struct cutap_counter *cutap_c, void *handle, int n, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateIdentityPermutation);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateIdentityPermutation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cusparseCreateIdentityPermutation])(handle, n, p);
@@ -8264,7 +8264,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateMatDescr(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateMatDescr(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateMatDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateMatDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateMatDescr])(descrA);
@@ -8327,7 +8327,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreatePruneInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreatePruneInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreatePruneInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreatePruneInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreatePruneInfo])(info);
@@ -8402,7 +8402,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateSlicedEll(void *spMatDescr, long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateSlicedEll(struct cutap_counter *cutap_c, void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateSlicedEll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateSlicedEll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateSlicedEll])(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -8472,7 +8472,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCreateSpVec(void *spVecDescr, long size
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCreateSpVec(struct cutap_counter *cutap_c, void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateSpVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCreateSpVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateSpVec])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -8531,7 +8531,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCscSetPointers(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCscSetPointers(struct cutap_counter *cutap_c, void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCscSetPointers);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCscSetPointers, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCscSetPointers])(spMatDescr, cscColOffsets, cscRowInd, cscValues);
@@ -8592,7 +8592,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsctr(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsctr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsctr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCsctr])(handle, nnz, xVal, xInd, y, idxBase);
@@ -8662,7 +8662,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsr2cscEx2(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsr2cscEx2(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsr2cscEx2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsr2cscEx2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsr2cscEx2])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
@@ -8732,7 +8732,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsr2cscEx2_bufferSize(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsr2cscEx2_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsr2cscEx2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsr2cscEx2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsr2cscEx2_bufferSize])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
@@ -8791,7 +8791,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsrSetPointers(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrSetPointers(struct cutap_counter *cutap_c, void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrSetPointers);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrSetPointers, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCsrSetPointers])(spMatDescr, csrRowOffsets, csrColInd, csrValues);
@@ -8850,7 +8850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsrSetStridedBatch(void *spMatDescr, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrSetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrSetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrSetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long))cutap_real[CUTAP_ID_cusparseCsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
@@ -8926,7 +8926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsrmvEx(void *handle, unsigned int alg,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx(struct cutap_counter *cutap_c, void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
@@ -9002,7 +9002,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseCsrmvEx_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseCsrmvEx_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int alg, unsigned int transA, int m, int n, int nnz, void *alpha, unsigned int alphatype, void *descrA, void *csrValA, unsigned int csrValAtype, void *csrRowPtrA, void *csrColIndA, void *x, unsigned int xtype, void *beta, unsigned int betatype, void *y, unsigned int ytype, unsigned int executiontype, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseCsrmvEx_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx_bufferSize])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
@@ -9064,7 +9064,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDaxpyi(void *handle, int nnz, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDaxpyi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDaxpyi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -9132,7 +9132,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsr2csr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -9199,7 +9199,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsric02(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -9266,7 +9266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsric02_analysis(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -9332,7 +9332,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsric02_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -9399,7 +9399,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrilu02(void *handle, unsigned int di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -9466,7 +9466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrilu02_analysis(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -9532,7 +9532,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrilu02_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -9592,7 +9592,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -9666,7 +9666,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrmm(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrmm(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseDbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -9736,7 +9736,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrmv(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -9806,7 +9806,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsm2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -9875,7 +9875,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsm2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -9950,7 +9950,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsm2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsm2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -10018,7 +10018,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -10085,7 +10085,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -10156,7 +10156,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -10229,7 +10229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDbsrxmv(void *handle, unsigned int dirA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDbsrxmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrxmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDbsrxmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -10293,7 +10293,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsc2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsc2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsc2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -10361,7 +10361,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2bsr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2bsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2bsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2bsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -10429,7 +10429,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2csr_compress(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2csr_compress(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2csr_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2csr_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cusparseDcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -10494,7 +10494,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2csru(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2csru(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2csru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2csru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -10558,7 +10558,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -10628,7 +10628,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2gebsr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -10694,7 +10694,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsr2gebsr_bufferSize(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -10761,7 +10761,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrcolor(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrcolor(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrcolor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrcolor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -10836,7 +10836,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgeam2(void *handle, int m, int n, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgeam2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgeam2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgeam2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -10911,7 +10911,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgeam2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgeam2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -10993,7 +10993,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgemm2(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -11068,7 +11068,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrgemm2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -11133,7 +11133,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsric02(void *handle, int m, int nnz, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -11198,7 +11198,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsric02_analysis(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -11262,7 +11262,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsric02_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -11327,7 +11327,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrilu02(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -11392,7 +11392,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrilu02_analysis(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -11456,7 +11456,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrilu02_bufferSize(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -11516,7 +11516,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -11588,7 +11588,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_analysis(void *handle, int algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -11660,7 +11660,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_bufferSizeExt(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -11732,7 +11732,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsm2_solve(void *handle, int algo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -11798,7 +11798,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -11863,7 +11863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -11932,7 +11932,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -11997,7 +11997,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsru2csr(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsru2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsru2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsru2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -12061,7 +12061,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDcsru2csr_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDcsru2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -12126,7 +12126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDdense2csc(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -12191,7 +12191,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDdense2csr(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDdense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -12251,7 +12251,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDenseToSparse_analysis(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSparse_analysis(struct cutap_counter *cutap_c, void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_analysis])(handle, matA, matB, alg, externalBuffer);
@@ -12311,7 +12311,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDenseToSparse_bufferSize(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSparse_bufferSize(struct cutap_counter *cutap_c, void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_bufferSize])(handle, matA, matB, alg, bufferSize);
@@ -12371,7 +12371,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDenseToSparse_convert(void *handle, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDenseToSparse_convert(struct cutap_counter *cutap_c, void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_convert);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDenseToSparse_convert, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_convert])(handle, matA, matB, alg, externalBuffer);
@@ -12427,7 +12427,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroy])(handle);
@@ -12483,7 +12483,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyBsric02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsric02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsric02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsric02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsric02Info])(info);
@@ -12539,7 +12539,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyBsrilu02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsrilu02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrilu02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrilu02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrilu02Info])(info);
@@ -12595,7 +12595,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyBsrsm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsrsm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrsm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrsm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrsm2Info])(info);
@@ -12651,7 +12651,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyBsrsv2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyBsrsv2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrsv2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyBsrsv2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrsv2Info])(info);
@@ -12707,7 +12707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyColorInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyColorInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyColorInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyColorInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyColorInfo])(info);
@@ -12763,7 +12763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrgemm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrgemm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrgemm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrgemm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrgemm2Info])(info);
@@ -12819,7 +12819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsric02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsric02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsric02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsric02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsric02Info])(info);
@@ -12875,7 +12875,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrilu02Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrilu02Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrilu02Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrilu02Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrilu02Info])(info);
@@ -12931,7 +12931,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrsm2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrsm2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsm2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsm2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsm2Info])(info);
@@ -12987,7 +12987,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsrsv2Info(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsrsv2Info(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsv2Info);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsrsv2Info, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsv2Info])(info);
@@ -13043,7 +13043,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyCsru2csrInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyCsru2csrInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsru2csrInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyCsru2csrInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsru2csrInfo])(info);
@@ -13099,7 +13099,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyDnMat(void *dnMatDescr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyDnMat(struct cutap_counter *cutap_c, void *dnMatDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyDnMat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyDnMat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyDnMat])(dnMatDescr);
@@ -13155,7 +13155,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyDnVec(void *dnVecDescr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyDnVec(struct cutap_counter *cutap_c, void *dnVecDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyDnVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyDnVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyDnVec])(dnVecDescr);
@@ -13211,7 +13211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyMatDescr(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyMatDescr(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyMatDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyMatDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyMatDescr])(descrA);
@@ -13267,7 +13267,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroyPruneInfo(void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroyPruneInfo(struct cutap_counter *cutap_c, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyPruneInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroyPruneInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyPruneInfo])(info);
@@ -13323,7 +13323,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroySpMat(void *spMatDescr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroySpMat(struct cutap_counter *cutap_c, void *spMatDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroySpMat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroySpMat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroySpMat])(spMatDescr);
@@ -13379,7 +13379,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDestroySpVec(void *spVecDescr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDestroySpVec(struct cutap_counter *cutap_c, void *spVecDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroySpVec);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDestroySpVec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroySpVec])(spVecDescr);
@@ -13448,7 +13448,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgebsr2csr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -13518,7 +13518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgebsr2gebsc(void *handle, int mb, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebsc(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -13583,7 +13583,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgebsr2gebsc_bufferSize(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebsc_bufferSize(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -13656,7 +13656,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgebsr2gebsr(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -13725,7 +13725,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgebsr2gebsr_bufferSize(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgebsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -13794,7 +13794,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgemmi(void *handle, int m, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemmi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemmi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -13863,7 +13863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgemvi(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemvi(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemvi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemvi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -13924,7 +13924,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgemvi_bufferSize(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgemvi_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemvi_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgemvi_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseDgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
@@ -13990,7 +13990,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgpsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgpsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgpsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgpsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -14056,7 +14056,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgpsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgpsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -14117,7 +14117,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgthr(void *handle, int nnz, void *y, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthr])(handle, nnz, y, xVal, xInd, idxBase);
@@ -14178,7 +14178,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgthrz(void *handle, int nnz, void *y, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthrz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgthrz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthrz])(handle, nnz, y, xVal, xInd, idxBase);
@@ -14242,7 +14242,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -14306,7 +14306,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2StridedBatch(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2StridedBatch(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2StridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2StridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -14370,7 +14370,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2StridedBatch_bufferSizeExt(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2StridedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -14434,7 +14434,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2_bufferSizeExt(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -14498,7 +14498,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2_nopivot(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_nopivot(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_nopivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_nopivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -14562,7 +14562,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsv2_nopivot_bufferSizeExt(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsv2_nopivot_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -14626,7 +14626,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -14690,7 +14690,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDgtsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDgtsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -14759,7 +14759,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnMatGet(void *dnMatDescr, void *rows, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGet(struct cutap_counter *cutap_c, void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGet])(dnMatDescr, rows, cols, ld, values, type, order);
@@ -14817,7 +14817,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnMatGetStridedBatch(void *dnMatDescr, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGetStridedBatch(struct cutap_counter *cutap_c, void *dnMatDescr, void *batchCount, void *batchStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGetStridedBatch])(dnMatDescr, batchCount, batchStride);
@@ -14881,7 +14881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnMatGetValues(void *dnMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatGetValues(struct cutap_counter *cutap_c, void *dnMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGetValues])(dnMatDescr, values);
@@ -14939,7 +14939,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnMatSetStridedBatch(void *dnMatDescr, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatSetStridedBatch(struct cutap_counter *cutap_c, void *dnMatDescr, int batchCount, long batchStride)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatSetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatSetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long))cutap_real[CUTAP_ID_cusparseDnMatSetStridedBatch])(dnMatDescr, batchCount, batchStride);
@@ -14996,7 +14996,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnMatSetValues(void *dnMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnMatSetValues(struct cutap_counter *cutap_c, void *dnMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatSetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnMatSetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnMatSetValues])(dnMatDescr, values);
@@ -15062,7 +15062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnVecGet(void *dnVecDescr, void *size, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecGet(struct cutap_counter *cutap_c, void *dnVecDescr, void *size, void *values, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnVecGet])(dnVecDescr, size, values, valueType);
@@ -15126,7 +15126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnVecGetValues(void *dnVecDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecGetValues(struct cutap_counter *cutap_c, void *dnVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnVecGetValues])(dnVecDescr, values);
@@ -15183,7 +15183,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnVecSetValues(void *dnVecDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnVecSetValues(struct cutap_counter *cutap_c, void *dnVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecSetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnVecSetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnVecSetValues])(dnVecDescr, values);
@@ -15247,7 +15247,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnnz(void *handle, unsigned int dirA, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -15310,7 +15310,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDnnz_compress(void *handle, int m, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDnnz_compress(struct cutap_counter *cutap_c, void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, double tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnnz_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDnnz_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cusparseDnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -15379,7 +15379,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csr(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csr])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -15449,7 +15449,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csrByPercentage(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csrByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -15519,7 +15519,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csrByPercentage_bufferSizeExt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -15587,7 +15587,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csrNnz(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csrNnz(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrNnz])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -15656,7 +15656,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csrNnzByPercentage(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csrNnzByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -15725,7 +15725,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneCsr2csr_bufferSizeExt(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneCsr2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -15791,7 +15791,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csr(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csr])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -15858,7 +15858,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csrByPercentage(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csrByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrByPercentage])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -15925,7 +15925,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csrByPercentage_bufferSizeE
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csrByPercentage_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -15990,7 +15990,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csrNnz(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csrNnz(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrNnz])(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -16056,7 +16056,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csrNnzByPercentage(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csrNnzByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage])(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -16122,7 +16122,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDpruneDense2csr_bufferSizeExt(void *han
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDpruneDense2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -16185,7 +16185,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDroti(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDroti(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDroti);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDroti, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
@@ -16246,7 +16246,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseDsctr(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseDsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDsctr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseDsctr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDsctr])(handle, nnz, xVal, xInd, y, idxBase);
@@ -16304,7 +16304,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGather(void *handle, void *vecY, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGather(struct cutap_counter *cutap_c, void *handle, void *vecY, void *vecX)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGather);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGather, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseGather])(handle, vecY, vecX);
@@ -16360,7 +16360,7 @@ CUTAP_SLOW void * cutap_tr_cusparseGetErrorName(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cusparseGetErrorName(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetErrorName);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetErrorName, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cusparseGetErrorName])(status);
@@ -16416,7 +16416,7 @@ CUTAP_SLOW void * cutap_tr_cusparseGetErrorString(unsigned int status)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cusparseGetErrorString(struct cutap_counter *cutap_c, unsigned int status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cusparseGetErrorString])(status);
@@ -16472,7 +16472,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetMatDiagType(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatDiagType(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatDiagType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatDiagType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatDiagType])(descrA);
@@ -16528,7 +16528,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetMatFillMode(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatFillMode(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatFillMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatFillMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatFillMode])(descrA);
@@ -16584,7 +16584,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetMatIndexBase(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatIndexBase(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatIndexBase);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatIndexBase, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatIndexBase])(descrA);
@@ -16640,7 +16640,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetMatType(void *descrA)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetMatType(struct cutap_counter *cutap_c, void *descrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetMatType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatType])(descrA);
@@ -16697,7 +16697,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetPointerMode(void *handle, void *mode
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetPointerMode(struct cutap_counter *cutap_c, void *handle, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetPointerMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetPointerMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetPointerMode])(handle, mode);
@@ -16754,7 +16754,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetProperty(unsigned int type, void *va
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetProperty(struct cutap_counter *cutap_c, unsigned int type, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetProperty);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cusparseGetProperty])(type, value);
@@ -16818,7 +16818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetStream(void *handle, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetStream])(handle, streamId);
@@ -16875,7 +16875,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseGetVersion(void *handle, void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseGetVersion(struct cutap_counter *cutap_c, void *handle, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetVersion])(handle, version);
@@ -16929,7 +16929,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseLoggerForceDisable(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerForceDisable(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerForceDisable);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerForceDisable, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cusparseLoggerForceDisable])();
@@ -16985,7 +16985,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseLoggerSetCallback(void *callback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetCallback(struct cutap_counter *cutap_c, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseLoggerSetCallback])(callback);
@@ -17041,7 +17041,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseLoggerSetFile(void *file)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetFile(struct cutap_counter *cutap_c, void *file)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetFile);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetFile, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseLoggerSetFile])(file);
@@ -17097,7 +17097,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseLoggerSetLevel(int level)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetLevel(struct cutap_counter *cutap_c, int level)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetLevel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetLevel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cusparseLoggerSetLevel])(level);
@@ -17153,7 +17153,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseLoggerSetMask(int mask)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseLoggerSetMask(struct cutap_counter *cutap_c, int mask)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetMask);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseLoggerSetMask, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cusparseLoggerSetMask])(mask);
@@ -17213,7 +17213,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseRot(void *handle, void *c_coeff, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseRot(struct cutap_counter *cutap_c, void *handle, void *c_coeff, void *s_coeff, void *vecX, void *vecY)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseRot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseRot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseRot])(handle, c_coeff, s_coeff, vecX, vecY);
@@ -17279,7 +17279,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSDDMM(void *handle, unsigned int opA, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -17345,7 +17345,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSDDMM_bufferSize(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
@@ -17411,7 +17411,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSDDMM_preprocess(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSDDMM_preprocess(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM_preprocess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSDDMM_preprocess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM_preprocess])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -17473,7 +17473,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSaxpyi(void *handle, int nnz, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSaxpyi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSaxpyi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -17541,7 +17541,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsr2csr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -17608,7 +17608,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsric02(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -17675,7 +17675,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsric02_analysis(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -17741,7 +17741,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsric02_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -17808,7 +17808,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrilu02(void *handle, unsigned int di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -17875,7 +17875,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrilu02_analysis(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -17941,7 +17941,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrilu02_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -18001,7 +18001,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -18075,7 +18075,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrmm(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrmm(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseSbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -18145,7 +18145,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrmv(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -18215,7 +18215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsm2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -18284,7 +18284,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsm2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -18359,7 +18359,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsm2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsm2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -18427,7 +18427,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -18494,7 +18494,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -18565,7 +18565,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -18638,7 +18638,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSbsrxmv(void *handle, unsigned int dirA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSbsrxmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrxmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSbsrxmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -18696,7 +18696,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScatter(void *handle, void *vecX, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScatter(struct cutap_counter *cutap_c, void *handle, void *vecX, void *vecY)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScatter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScatter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseScatter])(handle, vecX, vecY);
@@ -18760,7 +18760,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsc2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsc2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsc2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -18828,7 +18828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2bsr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2bsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2bsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2bsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -18896,7 +18896,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2csr_compress(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2csr_compress(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2csr_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2csr_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, float))cutap_real[CUTAP_ID_cusparseScsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -18961,7 +18961,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2csru(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2csru(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2csru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2csru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -19025,7 +19025,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -19095,7 +19095,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2gebsr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseScsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -19161,7 +19161,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsr2gebsr_bufferSize(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseScsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -19228,7 +19228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrcolor(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrcolor(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrcolor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrcolor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -19303,7 +19303,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgeam2(void *handle, int m, int n, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgeam2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgeam2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgeam2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -19378,7 +19378,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgeam2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgeam2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -19460,7 +19460,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgemm2(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -19535,7 +19535,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrgemm2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrgemm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -19600,7 +19600,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsric02(void *handle, int m, int nnz, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -19665,7 +19665,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsric02_analysis(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -19729,7 +19729,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsric02_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -19794,7 +19794,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrilu02(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -19859,7 +19859,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrilu02_analysis(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -19923,7 +19923,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrilu02_bufferSize(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -19983,7 +19983,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -20055,7 +20055,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_analysis(void *handle, int algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -20127,7 +20127,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_bufferSizeExt(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -20199,7 +20199,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsm2_solve(void *handle, int algo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -20265,7 +20265,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -20330,7 +20330,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -20399,7 +20399,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -20464,7 +20464,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsru2csr(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsru2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsru2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsru2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -20528,7 +20528,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseScsru2csr_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseScsru2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsru2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -20593,7 +20593,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSdense2csc(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -20658,7 +20658,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSdense2csr(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSdense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -20715,7 +20715,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetMatDiagType(void *descrA, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatDiagType(struct cutap_counter *cutap_c, void *descrA, unsigned int diagType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatDiagType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatDiagType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatDiagType])(descrA, diagType);
@@ -20772,7 +20772,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetMatFillMode(void *descrA, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatFillMode(struct cutap_counter *cutap_c, void *descrA, unsigned int fillMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatFillMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatFillMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatFillMode])(descrA, fillMode);
@@ -20829,7 +20829,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetMatIndexBase(void *descrA, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatIndexBase(struct cutap_counter *cutap_c, void *descrA, unsigned int base)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatIndexBase);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatIndexBase, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatIndexBase])(descrA, base);
@@ -20886,7 +20886,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetMatType(void *descrA, unsigned int t
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetMatType(struct cutap_counter *cutap_c, void *descrA, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetMatType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatType])(descrA, type);
@@ -20943,7 +20943,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetPointerMode(void *handle, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetPointerMode(struct cutap_counter *cutap_c, void *handle, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetPointerMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetPointerMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetPointerMode])(handle, mode);
@@ -21000,7 +21000,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSetStream(void *handle, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSetStream(struct cutap_counter *cutap_c, void *handle, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetStream);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSetStream])(handle, streamId);
@@ -21069,7 +21069,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgebsr2csr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -21139,7 +21139,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgebsr2gebsc(void *handle, int mb, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebsc(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -21204,7 +21204,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgebsr2gebsc_bufferSize(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebsc_bufferSize(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -21277,7 +21277,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgebsr2gebsr(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -21346,7 +21346,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgebsr2gebsr_bufferSize(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgebsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -21415,7 +21415,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgemmi(void *handle, int m, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemmi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemmi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseSgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -21484,7 +21484,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgemvi(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemvi(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemvi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemvi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -21545,7 +21545,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgemvi_bufferSize(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgemvi_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemvi_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgemvi_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseSgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
@@ -21611,7 +21611,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgpsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgpsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgpsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgpsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -21677,7 +21677,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgpsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgpsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -21738,7 +21738,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgthr(void *handle, int nnz, void *y, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthr])(handle, nnz, y, xVal, xInd, idxBase);
@@ -21799,7 +21799,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgthrz(void *handle, int nnz, void *y, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthrz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgthrz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthrz])(handle, nnz, y, xVal, xInd, idxBase);
@@ -21863,7 +21863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -21927,7 +21927,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2StridedBatch(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2StridedBatch(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2StridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2StridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -21991,7 +21991,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2StridedBatch_bufferSizeExt(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2StridedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -22055,7 +22055,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2_bufferSizeExt(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -22119,7 +22119,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2_nopivot(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_nopivot(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_nopivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_nopivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -22183,7 +22183,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsv2_nopivot_bufferSizeExt(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsv2_nopivot_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -22247,7 +22247,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -22311,7 +22311,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSgtsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSgtsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -22375,7 +22375,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSnnz(void *handle, unsigned int dirA, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSnnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSnnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSnnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -22438,7 +22438,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSnnz_compress(void *handle, int m, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSnnz_compress(struct cutap_counter *cutap_c, void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, float tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSnnz_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSnnz_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, float))cutap_real[CUTAP_ID_cusparseSnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -22506,7 +22506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_compute(void *handle, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_compute(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_compute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_compute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_compute])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
@@ -22572,7 +22572,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_copy(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_copy(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_copy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_copy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_copy])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -22635,7 +22635,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_createDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_createDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_createDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_createDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpGEMM_createDescr])(descr);
@@ -22691,7 +22691,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_destroyDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_destroyDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_destroyDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_destroyDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpGEMM_destroyDescr])(descr);
@@ -22761,7 +22761,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_estimateMemory(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_estimateMemory(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, float chunk_fraction, void *bufferSize3, void *externalBuffer3, void *bufferSize2)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_estimateMemory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_estimateMemory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, float, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_estimateMemory])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
@@ -22818,7 +22818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_getNumProducts(void *spgemmDescr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_getNumProducts(struct cutap_counter *cutap_c, void *spgemmDescr, void *num_prods)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_getNumProducts);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_getNumProducts, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_getNumProducts])(spgemmDescr, num_prods);
@@ -22886,7 +22886,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMM_workEstimation(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMM_workEstimation(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_workEstimation);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMM_workEstimation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_workEstimation])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
@@ -22952,7 +22952,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMMreuse_compute(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse_compute(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_compute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_compute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_compute])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
@@ -23017,7 +23017,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMMreuse_copy(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse_copy(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize5, void *externalBuffer5)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_copy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_copy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_copy])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
@@ -23086,7 +23086,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMMreuse_nnz(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse_nnz(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2, void *bufferSize3, void *externalBuffer3, void *bufferSize4, void *externalBuffer4)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_nnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_nnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_nnz])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
@@ -23151,7 +23151,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpGEMMreuse_workEstimation(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpGEMMreuse_workEstimation(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_workEstimation);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_workEstimation])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
@@ -23217,7 +23217,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMM(void *handle, unsigned int opA, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -23274,7 +23274,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMMOp(void *plan, void *externalBuffer
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp(struct cutap_counter *cutap_c, void *plan, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMMOp])(plan, externalBuffer);
@@ -23352,7 +23352,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMMOp_createPlan(void *handle, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp_createPlan(struct cutap_counter *cutap_c, void *handle, void *plan, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *addOperationNvvmBuffer, unsigned long addOperationBufferSize, void *mulOperationNvvmBuffer, unsigned long mulOperationBufferSize, void *epilogueNvvmBuffer, unsigned long epilogueBufferSize, void *SpMMWorkspaceSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp_createPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp_createPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, unsigned int, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusparseSpMMOp_createPlan])(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
@@ -23408,7 +23408,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMMOp_destroyPlan(void *plan)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMMOp_destroyPlan(struct cutap_counter *cutap_c, void *plan)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp_destroyPlan);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMMOp_destroyPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpMMOp_destroyPlan])(plan);
@@ -23474,7 +23474,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMM_bufferSize(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
@@ -23540,7 +23540,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMM_preprocess(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMM_preprocess(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM_preprocess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMM_preprocess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM_preprocess])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
@@ -23605,7 +23605,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMV(void *handle, unsigned int opA, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
@@ -23670,7 +23670,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMV_bufferSize(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV_bufferSize])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
@@ -23735,7 +23735,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMV_preprocess(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMV_preprocess(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV_preprocess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMV_preprocess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV_preprocess])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
@@ -23794,7 +23794,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetAttribute(void *spMatDescr, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetAttribute(struct cutap_counter *cutap_c, void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cusparseSpMatGetAttribute])(spMatDescr, attribute, data, dataSize);
@@ -23851,7 +23851,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetFormat(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetFormat(struct cutap_counter *cutap_c, void *spMatDescr, void *format)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetFormat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetFormat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetFormat])(spMatDescr, format);
@@ -23908,7 +23908,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetIndexBase(void *spMatDescr, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetIndexBase(struct cutap_counter *cutap_c, void *spMatDescr, void *idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetIndexBase);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetIndexBase, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetIndexBase])(spMatDescr, idxBase);
@@ -23967,7 +23967,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetSize(void *spMatDescr, void *ro
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetSize(struct cutap_counter *cutap_c, void *spMatDescr, void *rows, void *cols, void *nnz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetSize])(spMatDescr, rows, cols, nnz);
@@ -24024,7 +24024,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetStridedBatch(void *spMatDescr, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, void *batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetStridedBatch])(spMatDescr, batchCount);
@@ -24088,7 +24088,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatGetValues(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatGetValues(struct cutap_counter *cutap_c, void *spMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetValues])(spMatDescr, values);
@@ -24147,7 +24147,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatSetAttribute(void *spMatDescr, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetAttribute(struct cutap_counter *cutap_c, void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cusparseSpMatSetAttribute])(spMatDescr, attribute, data, dataSize);
@@ -24204,7 +24204,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatSetStridedBatch(void *spMatDescr, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetStridedBatch(struct cutap_counter *cutap_c, void *spMatDescr, int batchCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetStridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetStridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusparseSpMatSetStridedBatch])(spMatDescr, batchCount);
@@ -24261,7 +24261,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpMatSetValues(void *spMatDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpMatSetValues(struct cutap_counter *cutap_c, void *spMatDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpMatSetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatSetValues])(spMatDescr, values);
@@ -24327,7 +24327,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_analysis(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSM_analysis])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
@@ -24393,7 +24393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_bufferSize(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSM_bufferSize])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
@@ -24456,7 +24456,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_createDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_createDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_createDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_createDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSM_createDescr])(descr);
@@ -24512,7 +24512,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_destroyDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_destroyDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_destroyDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_destroyDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSM_destroyDescr])(descr);
@@ -24577,7 +24577,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_solve(void *handle, unsigned int o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_solve(struct cutap_counter *cutap_c, void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpSM_solve])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
@@ -24636,7 +24636,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSM_updateMatrix(void *handle, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSM_updateMatrix(struct cutap_counter *cutap_c, void *handle, void *spsmDescr, void *newValues, unsigned int updatePart)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_updateMatrix);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSM_updateMatrix, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSpSM_updateMatrix])(handle, spsmDescr, newValues, updatePart);
@@ -24701,7 +24701,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_analysis(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSV_analysis])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
@@ -24766,7 +24766,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_bufferSize(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSV_bufferSize])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
@@ -24829,7 +24829,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_createDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_createDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_createDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_createDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSV_createDescr])(descr);
@@ -24885,7 +24885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_destroyDescr(void *descr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_destroyDescr(struct cutap_counter *cutap_c, void *descr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_destroyDescr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_destroyDescr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSV_destroyDescr])(descr);
@@ -24949,7 +24949,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_solve(void *handle, unsigned int o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_solve(struct cutap_counter *cutap_c, void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpSV_solve])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
@@ -25008,7 +25008,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpSV_updateMatrix(void *handle, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpSV_updateMatrix(struct cutap_counter *cutap_c, void *handle, void *spsvDescr, void *newValues, unsigned int updatePart)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_updateMatrix);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpSV_updateMatrix, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSpSV_updateMatrix])(handle, spsvDescr, newValues, updatePart);
@@ -25070,7 +25070,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVV(void *handle, unsigned int opX, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVV(struct cutap_counter *cutap_c, void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpVV])(handle, opX, vecX, vecY, result, computeType, externalBuffer);
@@ -25132,7 +25132,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVV_bufferSize(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVV_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVV_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVV_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpVV_bufferSize])(handle, opX, vecX, vecY, result, computeType, bufferSize);
@@ -25207,7 +25207,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVecGet(void *spVecDescr, void *size, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGet(struct cutap_counter *cutap_c, void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGet])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -25264,7 +25264,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVecGetIndexBase(void *spVecDescr, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGetIndexBase(struct cutap_counter *cutap_c, void *spVecDescr, void *idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGetIndexBase);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGetIndexBase, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGetIndexBase])(spVecDescr, idxBase);
@@ -25328,7 +25328,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVecGetValues(void *spVecDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecGetValues(struct cutap_counter *cutap_c, void *spVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecGetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGetValues])(spVecDescr, values);
@@ -25385,7 +25385,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpVecSetValues(void *spVecDescr, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpVecSetValues(struct cutap_counter *cutap_c, void *spVecDescr, void *values)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecSetValues);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpVecSetValues, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecSetValues])(spVecDescr, values);
@@ -25445,7 +25445,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSparseToDense(void *handle, void *matA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSparseToDense(struct cutap_counter *cutap_c, void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSparseToDense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSparseToDense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSparseToDense])(handle, matA, matB, alg, externalBuffer);
@@ -25505,7 +25505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSparseToDense_bufferSize(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSparseToDense_bufferSize(struct cutap_counter *cutap_c, void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSparseToDense_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSparseToDense_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSparseToDense_bufferSize])(handle, matA, matB, alg, bufferSize);
@@ -25574,7 +25574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csr(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csr])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -25644,7 +25644,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csrByPercentage(void *handle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csrByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -25714,7 +25714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csrByPercentage_bufferSizeExt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -25782,7 +25782,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csrNnz(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csrNnz(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrNnz])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -25851,7 +25851,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csrNnzByPercentage(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csrNnzByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -25920,7 +25920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneCsr2csr_bufferSizeExt(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneCsr2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -25986,7 +25986,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csr(void *handle, int m, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csr])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -26053,7 +26053,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csrByPercentage(void *handl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csrByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrByPercentage])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -26120,7 +26120,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csrByPercentage_bufferSizeE
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csrByPercentage_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
@@ -26185,7 +26185,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csrNnz(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csrNnz(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrNnz])(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
@@ -26251,7 +26251,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csrNnzByPercentage(void *ha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csrNnzByPercentage(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage])(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -26317,7 +26317,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSpruneDense2csr_bufferSizeExt(void *han
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSpruneDense2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -26380,7 +26380,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSroti(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSroti(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, void *c, void *s, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSroti);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSroti, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
@@ -26441,7 +26441,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseSsctr(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseSsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSsctr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseSsctr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSsctr])(handle, nnz, xVal, xInd, y, idxBase);
@@ -26499,7 +26499,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXbsric02_zeroPivot(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsric02_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsric02_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsric02_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsric02_zeroPivot])(handle, info, position);
@@ -26557,7 +26557,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXbsrilu02_zeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrilu02_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrilu02_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrilu02_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrilu02_zeroPivot])(handle, info, position);
@@ -26615,7 +26615,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXbsrsm2_zeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrsm2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrsm2_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrsm2_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrsm2_zeroPivot])(handle, info, position);
@@ -26673,7 +26673,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXbsrsv2_zeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXbsrsv2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrsv2_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXbsrsv2_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrsv2_zeroPivot])(handle, info, position);
@@ -26734,7 +26734,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcoo2csr(void *handle, void *cooRowInd,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoo2csr(struct cutap_counter *cutap_c, void *handle, void *cooRowInd, int nnz, int m, void *csrSortedRowPtr, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoo2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoo2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cusparseXcoo2csr])(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
@@ -26797,7 +26797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcoosortByColumn(void *handle, int m, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosortByColumn(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosortByColumn);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosortByColumn, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosortByColumn])(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
@@ -26860,7 +26860,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcoosortByRow(void *handle, int m, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosortByRow(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosortByRow);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosortByRow, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosortByRow])(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
@@ -26922,7 +26922,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcoosort_bufferSizeExt(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcoosort_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosort_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcoosort_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosort_bufferSizeExt])(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
@@ -26986,7 +26986,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcscsort(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcscsort(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *cscColPtrA, void *cscRowIndA, void *P, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcscsort);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcscsort, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcscsort])(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
@@ -27048,7 +27048,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcscsort_bufferSizeExt(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcscsort_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *cscColPtrA, void *cscRowIndA, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcscsort_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcscsort_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcscsort_bufferSizeExt])(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
@@ -27114,7 +27114,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsr2bsrNnz(void *handle, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2bsrNnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedRowPtrC, void *nnzTotalDevHostPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2bsrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2bsrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsr2bsrNnz])(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
@@ -27175,7 +27175,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsr2coo(void *handle, void *csrSortedR
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2coo(struct cutap_counter *cutap_c, void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2coo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2coo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cusparseXcsr2coo])(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
@@ -27243,7 +27243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsr2gebsrNnz(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsr2gebsrNnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2gebsrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsr2gebsrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, int, int, void *, void *))cutap_real[CUTAP_ID_cusparseXcsr2gebsrNnz])(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
@@ -27313,7 +27313,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrgeam2Nnz(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrgeam2Nnz(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrgeam2Nnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrgeam2Nnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgeam2Nnz])(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
@@ -27389,7 +27389,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrgemm2Nnz(void *handle, int m, int n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrgemm2Nnz(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrgemm2Nnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrgemm2Nnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgemm2Nnz])(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
@@ -27447,7 +27447,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsric02_zeroPivot(void *handle, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsric02_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsric02_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsric02_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsric02_zeroPivot])(handle, info, position);
@@ -27505,7 +27505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrilu02_zeroPivot(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrilu02_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrilu02_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrilu02_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrilu02_zeroPivot])(handle, info, position);
@@ -27563,7 +27563,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsm2_zeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsm2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsm2_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsm2_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsm2_zeroPivot])(handle, info, position);
@@ -27627,7 +27627,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsort(void *handle, int m, int n, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsort(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsort);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsort, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsort])(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
@@ -27689,7 +27689,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsort_bufferSizeExt(void *handle, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsort_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsort_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsort_bufferSizeExt])(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
@@ -27747,7 +27747,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXcsrsv2_zeroPivot(void *handle, void *i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXcsrsv2_zeroPivot(struct cutap_counter *cutap_c, void *handle, void *info, void *position)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsv2_zeroPivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXcsrsv2_zeroPivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsv2_zeroPivot])(handle, info, position);
@@ -27818,7 +27818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseXgebsr2gebsrNnz(void *handle, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseXgebsr2gebsrNnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXgebsr2gebsrNnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseXgebsr2gebsrNnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))cutap_real[CUTAP_ID_cusparseXgebsr2gebsrNnz])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
@@ -27880,7 +27880,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZaxpyi(void *handle, int nnz, void *alp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZaxpyi(struct cutap_counter *cutap_c, void *handle, int nnz, void *alpha, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZaxpyi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZaxpyi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
@@ -27948,7 +27948,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsr2csr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -28015,7 +28015,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsric02(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -28082,7 +28082,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsric02_analysis(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
@@ -28148,7 +28148,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsric02_bufferSize(void *handle, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -28215,7 +28215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrilu02(void *handle, unsigned int di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -28282,7 +28282,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrilu02_analysis(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
@@ -28348,7 +28348,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrilu02_bufferSize(void *handle, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
@@ -28408,7 +28408,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -28482,7 +28482,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrmm(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrmm(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrmm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrmm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseZbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
@@ -28552,7 +28552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrmv(void *handle, unsigned int dirA,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -28622,7 +28622,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsm2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
@@ -28691,7 +28691,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsm2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
@@ -28766,7 +28766,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsm2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsm2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
@@ -28834,7 +28834,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
@@ -28901,7 +28901,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
@@ -28972,7 +28972,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
@@ -29045,7 +29045,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZbsrxmv(void *handle, unsigned int dirA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZbsrxmv(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrxmv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZbsrxmv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -29109,7 +29109,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsc2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsc2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsc2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsc2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
@@ -29177,7 +29177,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2bsr(void *handle, unsigned int dir
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2bsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2bsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2bsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
@@ -29245,7 +29245,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2csr_compress(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2csr_compress(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2csr_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2csr_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_double2))cutap_real[CUTAP_ID_cusparseZcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
@@ -29310,7 +29310,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2csru(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2csru(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2csru);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2csru, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -29374,7 +29374,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2dense(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2dense(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *A, int lda)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2dense);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2dense, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
@@ -29444,7 +29444,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2gebsr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
@@ -29510,7 +29510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsr2gebsr_bufferSize(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -29577,7 +29577,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrcolor(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrcolor(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrcolor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrcolor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
@@ -29652,7 +29652,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgeam2(void *handle, int m, int n, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgeam2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgeam2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgeam2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
@@ -29727,7 +29727,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgeam2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgeam2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
@@ -29809,7 +29809,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgemm2(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedValD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
@@ -29884,7 +29884,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrgemm2_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrgemm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, void *alpha, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *beta, void *descrD, int nnzD, void *csrSortedRowPtrD, void *csrSortedColIndD, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
@@ -29949,7 +29949,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsric02(void *handle, int m, int nnz, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -30014,7 +30014,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsric02_analysis(void *handle, int m, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -30078,7 +30078,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsric02_bufferSize(void *handle, int m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsric02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsric02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -30143,7 +30143,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrilu02(void *handle, int m, int nnz,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -30208,7 +30208,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrilu02_analysis(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_analysis(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -30272,7 +30272,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrilu02_bufferSize(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_bufferSize(struct cutap_counter *cutap_c, void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -30332,7 +30332,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrilu02_numericBoost(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrilu02_numericBoost(struct cutap_counter *cutap_c, void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_numericBoost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrilu02_numericBoost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
@@ -30404,7 +30404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_analysis(void *handle, int algo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_analysis(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -30476,7 +30476,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_bufferSizeExt(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
@@ -30548,7 +30548,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsm2_solve(void *handle, int algo, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsm2_solve(struct cutap_counter *cutap_c, void *handle, int algo, unsigned int transA, unsigned int transB, int m, int nrhs, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *B, int ldb, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsm2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
@@ -30614,7 +30614,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_analysis(void *handle, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_analysis(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_analysis);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_analysis, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
@@ -30679,7 +30679,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_bufferSize(void *handle, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
@@ -30748,7 +30748,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsrsv2_solve(void *handle, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsrsv2_solve(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int nnz, void *alpha, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_solve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsrsv2_solve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
@@ -30813,7 +30813,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsru2csr(void *handle, int m, int n, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsru2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsru2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsru2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
@@ -30877,7 +30877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZcsru2csr_bufferSizeExt(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZcsru2csr_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
@@ -30942,7 +30942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZdense2csc(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csc(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerCol, void *cscSortedValA, void *cscSortedRowIndA, void *cscSortedColPtrA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
@@ -31007,7 +31007,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZdense2csr(void *handle, int m, int n, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZdense2csr(struct cutap_counter *cutap_c, void *handle, int m, int n, void *descrA, void *A, int lda, void *nnzPerRow, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZdense2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
@@ -31076,7 +31076,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgebsr2csr(void *handle, unsigned int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2csr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2csr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2csr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -31146,7 +31146,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgebsr2gebsc(void *handle, int mb, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebsc(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
@@ -31211,7 +31211,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgebsr2gebsc_bufferSize(void *handle, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebsc_bufferSize(struct cutap_counter *cutap_c, void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
@@ -31284,7 +31284,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgebsr2gebsr(void *handle, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebsr(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
@@ -31353,7 +31353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgebsr2gebsr_bufferSize(void *handle, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgebsr2gebsr_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
@@ -31422,7 +31422,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgemmi(void *handle, int m, int n, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemmi(struct cutap_counter *cutap_c, void *handle, int m, int n, int k, int nnz, void *alpha, void *A, int lda, void *cscValB, void *cscColPtrB, void *cscRowIndB, void *beta, void *C, int ldc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemmi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemmi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
@@ -31491,7 +31491,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgemvi(void *handle, unsigned int trans
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemvi(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemvi);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemvi, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
@@ -31552,7 +31552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgemvi_bufferSize(void *handle, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgemvi_bufferSize(struct cutap_counter *cutap_c, void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemvi_bufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgemvi_bufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseZgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
@@ -31618,7 +31618,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgpsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgpsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgpsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgpsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
@@ -31684,7 +31684,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgpsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgpsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
@@ -31745,7 +31745,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgthr(void *handle, int nnz, void *y, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthr(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthr])(handle, nnz, y, xVal, xInd, idxBase);
@@ -31806,7 +31806,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgthrz(void *handle, int nnz, void *y, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgthrz(struct cutap_counter *cutap_c, void *handle, int nnz, void *y, void *xVal, void *xInd, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthrz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgthrz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthrz])(handle, nnz, y, xVal, xInd, idxBase);
@@ -31870,7 +31870,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2(void *handle, int m, int n, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -31934,7 +31934,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2StridedBatch(void *handle, int m,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2StridedBatch(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2StridedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2StridedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
@@ -31998,7 +31998,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2StridedBatch_bufferSizeExt(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2StridedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
@@ -32062,7 +32062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2_bufferSizeExt(void *handle, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -32126,7 +32126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2_nopivot(void *handle, int m, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_nopivot(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_nopivot);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_nopivot, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
@@ -32190,7 +32190,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsv2_nopivot_bufferSizeExt(void *hand
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsv2_nopivot_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
@@ -32254,7 +32254,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsvInterleavedBatch(void *handle, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsvInterleavedBatch(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsvInterleavedBatch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsvInterleavedBatch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
@@ -32318,7 +32318,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZgtsvInterleavedBatch_bufferSizeExt(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZgtsvInterleavedBatch_bufferSizeExt(struct cutap_counter *cutap_c, void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
@@ -32382,7 +32382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZnnz(void *handle, unsigned int dirA, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZnnz(struct cutap_counter *cutap_c, void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZnnz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZnnz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
@@ -32445,7 +32445,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZnnz_compress(void *handle, int m, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZnnz_compress(struct cutap_counter *cutap_c, void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZnnz_compress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZnnz_compress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_double2))cutap_real[CUTAP_ID_cusparseZnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
@@ -32506,7 +32506,7 @@ CUTAP_SLOW unsigned int cutap_tr_cusparseZsctr(void *handle, int nnz, void *xVal
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cusparseZsctr(struct cutap_counter *cutap_c, void *handle, int nnz, void *xVal, void *xInd, void *y, unsigned int idxBase)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZsctr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cusparseZsctr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZsctr])(handle, nnz, xVal, xInd, y, idxBase);

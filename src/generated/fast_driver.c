@@ -582,7 +582,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuArrayDestroy(void *hArray)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuArrayDestroy(struct cutap_counter *cutap_c, void *hArray)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuArrayDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuArrayDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuArrayDestroy])(hArray);
@@ -647,7 +647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuArrayGetPlane(void *pPlaneArray, void *hArray
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuArrayGetPlane(struct cutap_counter *cutap_c, void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuArrayGetPlane);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuArrayGetPlane, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuArrayGetPlane])(pPlaneArray, hArray, planeIdx);
@@ -711,7 +711,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCheckpointProcessGetRestoreThreadId(int pid, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCheckpointProcessGetRestoreThreadId(struct cutap_counter *cutap_c, int pid, void *tid)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuCheckpointProcessGetRestoreThreadId])(pid, tid);
@@ -775,7 +775,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCheckpointProcessGetState(int pid, void *stat
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCheckpointProcessGetState(struct cutap_counter *cutap_c, int pid, void *state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCheckpointProcessGetState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCheckpointProcessGetState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuCheckpointProcessGetState])(pid, state);
@@ -840,7 +840,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCoredumpGetAttribute(unsigned int attrib, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpGetAttribute(struct cutap_counter *cutap_c, unsigned int attrib, void *value, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpGetAttribute])(attrib, value, size);
@@ -905,7 +905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCoredumpGetAttributeGlobal(unsigned int attri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpGetAttributeGlobal(struct cutap_counter *cutap_c, unsigned int attrib, void *value, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpGetAttributeGlobal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpGetAttributeGlobal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpGetAttributeGlobal])(attrib, value, size);
@@ -970,7 +970,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCoredumpSetAttribute(unsigned int attrib, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpSetAttribute(struct cutap_counter *cutap_c, unsigned int attrib, void *value, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpSetAttribute])(attrib, value, size);
@@ -1035,7 +1035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCoredumpSetAttributeGlobal(unsigned int attri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCoredumpSetAttributeGlobal(struct cutap_counter *cutap_c, unsigned int attrib, void *value, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpSetAttributeGlobal);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCoredumpSetAttributeGlobal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpSetAttributeGlobal])(attrib, value, size);
@@ -1099,7 +1099,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxAttach(void *pctx, unsigned int flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxAttach(struct cutap_counter *cutap_c, void *pctx, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxAttach);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxAttach, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxAttach])(pctx, flags);
@@ -1164,7 +1164,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxCreate(void *pctx, unsigned int flags, int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxCreate(struct cutap_counter *cutap_c, void *pctx, unsigned int flags, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuCtxCreate])(pctx, flags, dev);
@@ -1229,7 +1229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxCreate_v2(void *pctx, unsigned int flags, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxCreate_v2(struct cutap_counter *cutap_c, void *pctx, unsigned int flags, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxCreate_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxCreate_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuCtxCreate_v2])(pctx, flags, dev);
@@ -1285,7 +1285,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxDestroy(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDestroy(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDestroy])(ctx);
@@ -1341,7 +1341,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxDestroy_v2(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDestroy_v2(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDestroy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDestroy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDestroy_v2])(ctx);
@@ -1397,7 +1397,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxDetach(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDetach(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDetach);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDetach, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDetach])(ctx);
@@ -1453,7 +1453,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxDisablePeerAccess(void *peerContext)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxDisablePeerAccess(struct cutap_counter *cutap_c, void *peerContext)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDisablePeerAccess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxDisablePeerAccess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDisablePeerAccess])(peerContext);
@@ -1510,7 +1510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxEnablePeerAccess(void *peerContext, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxEnablePeerAccess(struct cutap_counter *cutap_c, void *peerContext, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxEnablePeerAccess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxEnablePeerAccess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxEnablePeerAccess])(peerContext, Flags);
@@ -1574,7 +1574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxFromGreenCtx(void *pContext, void *hCtx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxFromGreenCtx(struct cutap_counter *cutap_c, void *pContext, void *hCtx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxFromGreenCtx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxFromGreenCtx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxFromGreenCtx])(pContext, hCtx);
@@ -1638,7 +1638,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetApiVersion(void *ctx, void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetApiVersion(struct cutap_counter *cutap_c, void *ctx, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetApiVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetApiVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetApiVersion])(ctx, version);
@@ -1701,7 +1701,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetCacheConfig(void *pconfig)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetCacheConfig(struct cutap_counter *cutap_c, void *pconfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetCacheConfig])(pconfig);
@@ -1764,7 +1764,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetCurrent(void *pctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetCurrent(struct cutap_counter *cutap_c, void *pctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetCurrent])(pctx);
@@ -1822,7 +1822,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetDevResource(void *hCtx, void *resource,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevResource(struct cutap_counter *cutap_c, void *hCtx, void *resource, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevResource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevResource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetDevResource])(hCtx, resource, type);
@@ -1885,7 +1885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetDevice(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevice(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetDevice])(device);
@@ -1949,7 +1949,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetDevice_v2(void *device, void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetDevice_v2(struct cutap_counter *cutap_c, void *device, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevice_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetDevice_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetDevice_v2])(device, ctx);
@@ -2013,7 +2013,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetExecAffinity(void *pExecAffinity, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetExecAffinity(struct cutap_counter *cutap_c, void *pExecAffinity, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetExecAffinity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetExecAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetExecAffinity])(pExecAffinity, type);
@@ -2076,7 +2076,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetFlags(void *flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetFlags(struct cutap_counter *cutap_c, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetFlags])(flags);
@@ -2140,7 +2140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetId(void *ctx, void *ctxId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetId(struct cutap_counter *cutap_c, void *ctx, void *ctxId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetId])(ctx, ctxId);
@@ -2204,7 +2204,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetLimit(void *pvalue, unsigned int limit)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetLimit(struct cutap_counter *cutap_c, void *pvalue, unsigned int limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetLimit])(pvalue, limit);
@@ -2267,7 +2267,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetSharedMemConfig(void *pConfig)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetSharedMemConfig(struct cutap_counter *cutap_c, void *pConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetSharedMemConfig])(pConfig);
@@ -2336,7 +2336,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxGetStreamPriorityRange(void *leastPriority
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxGetStreamPriorityRange(struct cutap_counter *cutap_c, void *leastPriority, void *greatestPriority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetStreamPriorityRange);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxGetStreamPriorityRange, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetStreamPriorityRange])(leastPriority, greatestPriority);
@@ -2399,7 +2399,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxPopCurrent(void *pctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPopCurrent(struct cutap_counter *cutap_c, void *pctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPopCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPopCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPopCurrent])(pctx);
@@ -2462,7 +2462,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxPopCurrent_v2(void *pctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPopCurrent_v2(struct cutap_counter *cutap_c, void *pctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPopCurrent_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPopCurrent_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPopCurrent_v2])(pctx);
@@ -2518,7 +2518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxPushCurrent(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPushCurrent(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPushCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPushCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPushCurrent])(ctx);
@@ -2574,7 +2574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxPushCurrent_v2(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxPushCurrent_v2(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPushCurrent_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxPushCurrent_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPushCurrent_v2])(ctx);
@@ -2631,7 +2631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxRecordEvent(void *hCtx, void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxRecordEvent(struct cutap_counter *cutap_c, void *hCtx, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxRecordEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxRecordEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxRecordEvent])(hCtx, hEvent);
@@ -2685,7 +2685,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxResetPersistingL2Cache(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxResetPersistingL2Cache(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxResetPersistingL2Cache);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxResetPersistingL2Cache, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuCtxResetPersistingL2Cache])();
@@ -2741,7 +2741,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSetCacheConfig(unsigned int config)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetCacheConfig(struct cutap_counter *cutap_c, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetCacheConfig])(config);
@@ -2797,7 +2797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSetCurrent(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetCurrent(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxSetCurrent])(ctx);
@@ -2853,7 +2853,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSetFlags(unsigned int flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetFlags(struct cutap_counter *cutap_c, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetFlags])(flags);
@@ -2910,7 +2910,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSetLimit(unsigned int limit, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetLimit(struct cutap_counter *cutap_c, unsigned int limit, unsigned long value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cuCtxSetLimit])(limit, value);
@@ -2966,7 +2966,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSetSharedMemConfig(unsigned int config)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSetSharedMemConfig(struct cutap_counter *cutap_c, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetSharedMemConfig])(config);
@@ -3020,7 +3020,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSynchronize(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSynchronize(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuCtxSynchronize])();
@@ -3076,7 +3076,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxSynchronize_v2(void *ctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxSynchronize_v2(struct cutap_counter *cutap_c, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSynchronize_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxSynchronize_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxSynchronize_v2])(ctx);
@@ -3133,7 +3133,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuCtxWaitEvent(void *hCtx, void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuCtxWaitEvent(struct cutap_counter *cutap_c, void *hCtx, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxWaitEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuCtxWaitEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxWaitEvent])(hCtx, hEvent);
@@ -3189,7 +3189,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDestroyExternalMemory(void *extMem)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDestroyExternalMemory(struct cutap_counter *cutap_c, void *extMem)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDestroyExternalMemory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDestroyExternalMemory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDestroyExternalMemory])(extMem);
@@ -3245,7 +3245,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDestroyExternalSemaphore(void *extSem)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDestroyExternalSemaphore(struct cutap_counter *cutap_c, void *extSem)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDestroyExternalSemaphore);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDestroyExternalSemaphore, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDestroyExternalSemaphore])(extSem);
@@ -3310,7 +3310,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevResourceGenerateDesc(void *phDesc, void *r
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevResourceGenerateDesc(struct cutap_counter *cutap_c, void *phDesc, void *resources, unsigned int nbResources)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevResourceGenerateDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevResourceGenerateDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuDevResourceGenerateDesc])(phDesc, resources, nbResources);
@@ -3378,7 +3378,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevSmResourceSplitByCount(void *result, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevSmResourceSplitByCount(struct cutap_counter *cutap_c, void *result, void *nbGroups, void *input, void *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevSmResourceSplitByCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevSmResourceSplitByCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuDevSmResourceSplitByCount])(result, nbGroups, input, remaining, useFlags, minCount);
@@ -3443,7 +3443,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceCanAccessPeer(void *canAccessPeer, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceCanAccessPeer(struct cutap_counter *cutap_c, void *canAccessPeer, int dev, int peerDev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceCanAccessPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceCanAccessPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuDeviceCanAccessPeer])(canAccessPeer, dev, peerDev);
@@ -3513,7 +3513,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceComputeCapability(void *major, void *mi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceComputeCapability(struct cutap_counter *cutap_c, void *major, void *minor, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceComputeCapability);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceComputeCapability, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cuDeviceComputeCapability])(major, minor, dev);
@@ -3577,7 +3577,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGet(void *device, int ordinal)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGet(struct cutap_counter *cutap_c, void *device, int ordinal)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGet])(device, ordinal);
@@ -3642,7 +3642,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetAttribute(void *pi, unsigned int att
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetAttribute(struct cutap_counter *cutap_c, void *pi, unsigned int attrib, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetAttribute])(pi, attrib, dev);
@@ -3705,7 +3705,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetCount(void *count)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetCount(struct cutap_counter *cutap_c, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDeviceGetCount])(count);
@@ -3769,7 +3769,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetDefaultMemPool(void *pool_out, int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetDefaultMemPool(struct cutap_counter *cutap_c, void *pool_out, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetDefaultMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetDefaultMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGetDefaultMemPool])(pool_out, dev);
@@ -3827,7 +3827,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetDevResource(int device, void *resour
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetDevResource(struct cutap_counter *cutap_c, int device, void *resource, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetDevResource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetDevResource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cuDeviceGetDevResource])(device, resource, type);
@@ -3892,7 +3892,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetExecAffinitySupport(void *pi, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetExecAffinitySupport(struct cutap_counter *cutap_c, void *pi, unsigned int type, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetExecAffinitySupport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetExecAffinitySupport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetExecAffinitySupport])(pi, type, dev);
@@ -3950,7 +3950,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetGraphMemAttribute(int device, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetGraphMemAttribute(struct cutap_counter *cutap_c, int device, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetGraphMemAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetGraphMemAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cuDeviceGetGraphMemAttribute])(device, attr, value);
@@ -4016,7 +4016,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetHostAtomicCapabilities(void *capabil
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetHostAtomicCapabilities(struct cutap_counter *cutap_c, void *capabilities, void *operations, unsigned int count, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetHostAtomicCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetHostAtomicCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetHostAtomicCapabilities])(capabilities, operations, count, dev);
@@ -4080,7 +4080,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetMemPool(void *pool, int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetMemPool(struct cutap_counter *cutap_c, void *pool, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGetMemPool])(pool, dev);
@@ -4138,7 +4138,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetNvSciSyncAttributes(struct cutap_counter *cutap_c, void *nvSciSyncAttrList, int dev, int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetNvSciSyncAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetNvSciSyncAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuDeviceGetNvSciSyncAttributes])(nvSciSyncAttrList, dev, flags);
@@ -4205,7 +4205,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetP2PAtomicCapabilities(void *capabili
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetP2PAtomicCapabilities(struct cutap_counter *cutap_c, void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_real[CUTAP_ID_cuDeviceGetP2PAtomicCapabilities])(capabilities, operations, count, srcDevice, dstDevice);
@@ -4271,7 +4271,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetP2PAttribute(void *value, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetP2PAttribute(struct cutap_counter *cutap_c, void *value, unsigned int attrib, int srcDevice, int dstDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetP2PAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetP2PAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cuDeviceGetP2PAttribute])(value, attrib, srcDevice, dstDevice);
@@ -4337,7 +4337,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGetTexture1DLinearMaxWidth(void *maxWid
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGetTexture1DLinearMaxWidth(struct cutap_counter *cutap_c, void *maxWidthInElements, unsigned int format, unsigned int numChannels, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth])(maxWidthInElements, format, numChannels, dev);
@@ -4393,7 +4393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceGraphMemTrim(int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceGraphMemTrim(struct cutap_counter *cutap_c, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGraphMemTrim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceGraphMemTrim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDeviceGraphMemTrim])(device);
@@ -4463,7 +4463,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxGetState(int dev, void *flags
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxGetState(struct cutap_counter *cutap_c, int dev, void *flags, void *active)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxGetState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxGetState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cuDevicePrimaryCtxGetState])(dev, flags, active);
@@ -4519,7 +4519,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxRelease(int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxRelease(struct cutap_counter *cutap_c, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRelease);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRelease, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRelease])(dev);
@@ -4575,7 +4575,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxRelease_v2(int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxRelease_v2(struct cutap_counter *cutap_c, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRelease_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRelease_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRelease_v2])(dev);
@@ -4631,7 +4631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxReset(int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxReset(struct cutap_counter *cutap_c, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxReset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxReset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxReset])(dev);
@@ -4687,7 +4687,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxReset_v2(int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxReset_v2(struct cutap_counter *cutap_c, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxReset_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxReset_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxReset_v2])(dev);
@@ -4751,7 +4751,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxRetain(void *pctx, int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxRetain(struct cutap_counter *cutap_c, void *pctx, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRetain);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxRetain, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRetain])(pctx, dev);
@@ -4808,7 +4808,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxSetFlags(int dev, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxSetFlags(struct cutap_counter *cutap_c, int dev, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxSetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxSetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxSetFlags])(dev, flags);
@@ -4865,7 +4865,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDevicePrimaryCtxSetFlags_v2(struct cutap_counter *cutap_c, int dev, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2])(dev, flags);
@@ -4931,7 +4931,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceRegisterAsyncNotification(int device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceRegisterAsyncNotification(struct cutap_counter *cutap_c, int device, void *callbackFunc, void *userData, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceRegisterAsyncNotification);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceRegisterAsyncNotification, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, void *))cutap_real[CUTAP_ID_cuDeviceRegisterAsyncNotification])(device, callbackFunc, userData, callback);
@@ -4989,7 +4989,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceSetGraphMemAttribute(int device, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceSetGraphMemAttribute(struct cutap_counter *cutap_c, int device, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceSetGraphMemAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceSetGraphMemAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cuDeviceSetGraphMemAttribute])(device, attr, value);
@@ -5046,7 +5046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceSetMemPool(int dev, void *pool)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceSetMemPool(struct cutap_counter *cutap_c, int dev, void *pool)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceSetMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceSetMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuDeviceSetMemPool])(dev, pool);
@@ -5110,7 +5110,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceTotalMem(void *bytes, int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceTotalMem(struct cutap_counter *cutap_c, void *bytes, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceTotalMem);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceTotalMem, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceTotalMem])(bytes, dev);
@@ -5174,7 +5174,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceTotalMem_v2(void *bytes, int dev)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceTotalMem_v2(struct cutap_counter *cutap_c, void *bytes, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceTotalMem_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceTotalMem_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceTotalMem_v2])(bytes, dev);
@@ -5231,7 +5231,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDeviceUnregisterAsyncNotification(int device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDeviceUnregisterAsyncNotification(struct cutap_counter *cutap_c, int device, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceUnregisterAsyncNotification);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDeviceUnregisterAsyncNotification, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuDeviceUnregisterAsyncNotification])(device, callback);
@@ -5294,7 +5294,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuDriverGetVersion(void *driverVersion)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuDriverGetVersion(struct cutap_counter *cutap_c, void *driverVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDriverGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuDriverGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDriverGetVersion])(driverVersion);
@@ -5358,7 +5358,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamConsumerConnect(void *conn, void *st
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumerConnect(struct cutap_counter *cutap_c, void *conn, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerConnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerConnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerConnect])(conn, stream);
@@ -5423,7 +5423,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamConsumerConnectWithFlags(void *conn,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumerConnectWithFlags(struct cutap_counter *cutap_c, void *conn, void *stream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEGLStreamConsumerConnectWithFlags])(conn, stream, flags);
@@ -5486,7 +5486,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamConsumerDisconnect(void *conn)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumerDisconnect(struct cutap_counter *cutap_c, void *conn)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerDisconnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerDisconnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerDisconnect])(conn);
@@ -5556,7 +5556,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamConsumerReleaseFrame(void *conn, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamConsumerReleaseFrame(struct cutap_counter *cutap_c, void *conn, void *pCudaResource, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerReleaseFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamConsumerReleaseFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerReleaseFrame])(conn, pCudaResource, pStream);
@@ -5622,7 +5622,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamProducerConnect(void *conn, void *st
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducerConnect(struct cutap_counter *cutap_c, void *conn, void *stream, int width, int height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerConnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerConnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cuEGLStreamProducerConnect])(conn, stream, width, height);
@@ -5685,7 +5685,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamProducerDisconnect(void *conn)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducerDisconnect(struct cutap_counter *cutap_c, void *conn)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerDisconnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerDisconnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEGLStreamProducerDisconnect])(conn);
@@ -5755,7 +5755,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEGLStreamProducerPresentFrame(void *conn, str
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEGLStreamProducerPresentFrame(struct cutap_counter *cutap_c, void *conn, struct cutap_sv_CUeglFrame_st eglframe, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerPresentFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEGLStreamProducerPresentFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUeglFrame_st, void *))cutap_real[CUTAP_ID_cuEGLStreamProducerPresentFrame])(conn, eglframe, pStream);
@@ -5819,7 +5819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventCreate(void *phEvent, unsigned int Flags
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventCreate(struct cutap_counter *cutap_c, void *phEvent, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuEventCreate])(phEvent, Flags);
@@ -5884,7 +5884,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventCreateFromEGLSync(void *phEvent, void *e
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventCreateFromEGLSync(struct cutap_counter *cutap_c, void *phEvent, void *eglSync, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventCreateFromEGLSync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventCreateFromEGLSync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventCreateFromEGLSync])(phEvent, eglSync, flags);
@@ -5940,7 +5940,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventDestroy(void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventDestroy(struct cutap_counter *cutap_c, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventDestroy])(hEvent);
@@ -5996,7 +5996,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventDestroy_v2(void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventDestroy_v2(struct cutap_counter *cutap_c, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventDestroy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventDestroy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventDestroy_v2])(hEvent);
@@ -6061,7 +6061,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventElapsedTime(void *pMilliseconds, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventElapsedTime(struct cutap_counter *cutap_c, void *pMilliseconds, void *hStart, void *hEnd)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventElapsedTime);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventElapsedTime, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEventElapsedTime])(pMilliseconds, hStart, hEnd);
@@ -6126,7 +6126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventElapsedTime_v2(void *pMilliseconds, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventElapsedTime_v2(struct cutap_counter *cutap_c, void *pMilliseconds, void *hStart, void *hEnd)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventElapsedTime_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventElapsedTime_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEventElapsedTime_v2])(pMilliseconds, hStart, hEnd);
@@ -6182,7 +6182,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventQuery(void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventQuery(struct cutap_counter *cutap_c, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventQuery);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventQuery, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventQuery])(hEvent);
@@ -6239,7 +6239,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventRecord(void *hEvent, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecord(struct cutap_counter *cutap_c, void *hEvent, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecord);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecord, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEventRecord])(hEvent, hStream);
@@ -6297,7 +6297,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventRecordWithFlags(void *hEvent, void *hStr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecordWithFlags(struct cutap_counter *cutap_c, void *hEvent, void *hStream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecordWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecordWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventRecordWithFlags])(hEvent, hStream, flags);
@@ -6355,7 +6355,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventRecordWithFlags_ptsz(void *hEvent, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecordWithFlags_ptsz(struct cutap_counter *cutap_c, void *hEvent, void *hStream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecordWithFlags_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecordWithFlags_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventRecordWithFlags_ptsz])(hEvent, hStream, flags);
@@ -6412,7 +6412,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventRecord_ptsz(void *hEvent, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventRecord_ptsz(struct cutap_counter *cutap_c, void *hEvent, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecord_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventRecord_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEventRecord_ptsz])(hEvent, hStream);
@@ -6468,7 +6468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuEventSynchronize(void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuEventSynchronize(struct cutap_counter *cutap_c, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuEventSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventSynchronize])(hEvent);
@@ -6533,7 +6533,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuExternalMemoryGetMappedBuffer(void *devPtr, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuExternalMemoryGetMappedBuffer(struct cutap_counter *cutap_c, void *devPtr, void *extMem, void *bufferDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuExternalMemoryGetMappedBuffer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuExternalMemoryGetMappedBuffer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuExternalMemoryGetMappedBuffer])(devPtr, extMem, bufferDesc);
@@ -6598,7 +6598,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuExternalMemoryGetMappedMipmappedArray(void *m
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuExternalMemoryGetMappedMipmappedArray(struct cutap_counter *cutap_c, void *mipmap, void *extMem, void *mipmapDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray])(mipmap, extMem, mipmapDesc);
@@ -6655,7 +6655,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFlushGPUDirectRDMAWrites(unsigned int target,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFlushGPUDirectRDMAWrites(struct cutap_counter *cutap_c, unsigned int target, unsigned int scope)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFlushGPUDirectRDMAWrites);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFlushGPUDirectRDMAWrites, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cuFlushGPUDirectRDMAWrites])(target, scope);
@@ -6720,7 +6720,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncGetAttribute(void *pi, unsigned int attri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetAttribute(struct cutap_counter *cutap_c, void *pi, unsigned int attrib, void *hfunc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuFuncGetAttribute])(pi, attrib, hfunc);
@@ -6784,7 +6784,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncGetModule(void *hmod, void *hfunc)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetModule(struct cutap_counter *cutap_c, void *hmod, void *hfunc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetModule);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetModule, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuFuncGetModule])(hmod, hfunc);
@@ -6855,7 +6855,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncGetParamInfo(void *func, unsigned long pa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncGetParamInfo(struct cutap_counter *cutap_c, void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetParamInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncGetParamInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuFuncGetParamInfo])(func, paramIndex, paramOffset, paramSize);
@@ -6919,7 +6919,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncIsLoaded(void *state, void *function)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncIsLoaded(struct cutap_counter *cutap_c, void *state, void *function)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncIsLoaded);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncIsLoaded, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuFuncIsLoaded])(state, function);
@@ -6975,7 +6975,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncLoad(void *function)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncLoad(struct cutap_counter *cutap_c, void *function)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncLoad);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncLoad, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuFuncLoad])(function);
@@ -7033,7 +7033,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncSetAttribute(void *hfunc, unsigned int at
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetAttribute(struct cutap_counter *cutap_c, void *hfunc, unsigned int attrib, int value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuFuncSetAttribute])(hfunc, attrib, value);
@@ -7092,7 +7092,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncSetBlockShape(void *hfunc, int x, int y, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetBlockShape(struct cutap_counter *cutap_c, void *hfunc, int x, int y, int z)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetBlockShape);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetBlockShape, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int))cutap_real[CUTAP_ID_cuFuncSetBlockShape])(hfunc, x, y, z);
@@ -7149,7 +7149,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncSetCacheConfig(void *hfunc, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetCacheConfig(struct cutap_counter *cutap_c, void *hfunc, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetCacheConfig])(hfunc, config);
@@ -7206,7 +7206,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncSetSharedMemConfig(void *hfunc, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetSharedMemConfig(struct cutap_counter *cutap_c, void *hfunc, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetSharedMemConfig])(hfunc, config);
@@ -7263,7 +7263,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuFuncSetSharedSize(void *hfunc, unsigned int b
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuFuncSetSharedSize(struct cutap_counter *cutap_c, void *hfunc, unsigned int bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetSharedSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuFuncSetSharedSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetSharedSize])(hfunc, bytes);
@@ -7328,7 +7328,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLCtxCreate(void *pCtx, unsigned int Flags, i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLCtxCreate(struct cutap_counter *cutap_c, void *pCtx, unsigned int Flags, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLCtxCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLCtxCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuGLCtxCreate])(pCtx, Flags, device);
@@ -7393,7 +7393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLCtxCreate_v2(void *pCtx, unsigned int Flags
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLCtxCreate_v2(struct cutap_counter *cutap_c, void *pCtx, unsigned int Flags, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLCtxCreate_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLCtxCreate_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuGLCtxCreate_v2])(pCtx, Flags, device);
@@ -7464,7 +7464,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLGetDevices(void *pCudaDeviceCount, void *pC
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLGetDevices(struct cutap_counter *cutap_c, void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLGetDevices);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLGetDevices, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLGetDevices])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -7535,7 +7535,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLGetDevices_v2(void *pCudaDeviceCount, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLGetDevices_v2(struct cutap_counter *cutap_c, void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLGetDevices_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLGetDevices_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLGetDevices_v2])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -7589,7 +7589,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLInit(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLInit(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLInit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuGLInit])();
@@ -7659,7 +7659,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObject(void *dptr, void *size, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject])(dptr, size, buffer);
@@ -7730,7 +7730,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObjectAsync(void *dptr, void *size
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObjectAsync(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync])(dptr, size, buffer, hStream);
@@ -7801,7 +7801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObjectAsync_v2(void *dptr, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObjectAsync_v2(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync_v2])(dptr, size, buffer, hStream);
@@ -7872,7 +7872,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObjectAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz])(dptr, size, buffer, hStream);
@@ -7942,7 +7942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObject_v2(void *dptr, void *size, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject_v2(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject_v2])(dptr, size, buffer);
@@ -8012,7 +8012,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLMapBufferObject_v2_ptds(void *dptr, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLMapBufferObject_v2_ptds(struct cutap_counter *cutap_c, void *dptr, void *size, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLMapBufferObject_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject_v2_ptds])(dptr, size, buffer);
@@ -8068,7 +8068,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLRegisterBufferObject(unsigned int buffer)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLRegisterBufferObject(struct cutap_counter *cutap_c, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLRegisterBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLRegisterBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLRegisterBufferObject])(buffer);
@@ -8125,7 +8125,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLSetBufferObjectMapFlags(unsigned int buffer
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLSetBufferObjectMapFlags(struct cutap_counter *cutap_c, unsigned int buffer, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLSetBufferObjectMapFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLSetBufferObjectMapFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLSetBufferObjectMapFlags])(buffer, Flags);
@@ -8181,7 +8181,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLUnmapBufferObject(unsigned int buffer)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnmapBufferObject(struct cutap_counter *cutap_c, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnmapBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnmapBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLUnmapBufferObject])(buffer);
@@ -8238,7 +8238,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLUnmapBufferObjectAsync(unsigned int buffer,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnmapBufferObjectAsync(struct cutap_counter *cutap_c, unsigned int buffer, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnmapBufferObjectAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnmapBufferObjectAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cuGLUnmapBufferObjectAsync])(buffer, hStream);
@@ -8294,7 +8294,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGLUnregisterBufferObject(unsigned int buffer)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGLUnregisterBufferObject(struct cutap_counter *cutap_c, unsigned int buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnregisterBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGLUnregisterBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLUnregisterBufferObject])(buffer);
@@ -8361,7 +8361,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddChildGraphNode(void *phGraphNode, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddChildGraphNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *childGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddChildGraphNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddChildGraphNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddChildGraphNode])(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
@@ -8420,7 +8420,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddDependencies(void *hGraph, void *from
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddDependencies(struct cutap_counter *cutap_c, void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddDependencies);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddDependencies, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphAddDependencies])(hGraph, from, to, numDependencies);
@@ -8486,7 +8486,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddEmptyNode(void *phGraphNode, void *hG
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEmptyNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEmptyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEmptyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphAddEmptyNode])(phGraphNode, hGraph, dependencies, numDependencies);
@@ -8553,7 +8553,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddEventRecordNode(void *phGraphNode, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEventRecordNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEventRecordNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEventRecordNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddEventRecordNode])(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -8620,7 +8620,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddEventWaitNode(void *phGraphNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddEventWaitNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEventWaitNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddEventWaitNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddEventWaitNode])(phGraphNode, hGraph, dependencies, numDependencies, event);
@@ -8687,7 +8687,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddKernelNode_v2(void *phGraphNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddKernelNode_v2(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddKernelNode_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddKernelNode_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddKernelNode_v2])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -8754,7 +8754,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddMemAllocNode(void *phGraphNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemAllocNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemAllocNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemAllocNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddMemAllocNode])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -8821,7 +8821,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddMemFreeNode(void *phGraphNode, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemFreeNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, unsigned long long dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemFreeNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemFreeNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuGraphAddMemFreeNode])(phGraphNode, hGraph, dependencies, numDependencies, dptr);
@@ -8889,7 +8889,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddMemcpyNode(void *phGraphNode, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddMemcpyNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *copyParams, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemcpyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddMemcpyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuGraphAddMemcpyNode])(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
@@ -8956,7 +8956,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphAddNode(void *phGraphNode, void *hGraph,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphAddNode(struct cutap_counter *cutap_c, void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphAddNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddNode])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -9020,7 +9020,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphChildGraphNodeGetGraph(void *hNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphChildGraphNodeGetGraph(struct cutap_counter *cutap_c, void *hNode, void *phGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphChildGraphNodeGetGraph);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphChildGraphNodeGetGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphChildGraphNodeGetGraph])(hNode, phGraph);
@@ -9084,7 +9084,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphClone(void *phGraphClone, void *original
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphClone(struct cutap_counter *cutap_c, void *phGraphClone, void *originalGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphClone);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphClone, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphClone])(phGraphClone, originalGraph);
@@ -9151,7 +9151,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphConditionalHandleCreate(void *pHandle_ou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphConditionalHandleCreate(struct cutap_counter *cutap_c, void *pHandle_out, void *hGraph, void *ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphConditionalHandleCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphConditionalHandleCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphConditionalHandleCreate])(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -9215,7 +9215,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphCreate(void *phGraph, unsigned int flags
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphCreate(struct cutap_counter *cutap_c, void *phGraph, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphCreate])(phGraph, flags);
@@ -9271,7 +9271,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphDestroy(void *hGraph)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphDestroy(struct cutap_counter *cutap_c, void *hGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphDestroy])(hGraph);
@@ -9327,7 +9327,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphDestroyNode(void *hNode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphDestroyNode(struct cutap_counter *cutap_c, void *hNode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphDestroyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphDestroyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphDestroyNode])(hNode);
@@ -9391,7 +9391,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphEventRecordNodeGetEvent(void *hNode, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventRecordNodeGetEvent(struct cutap_counter *cutap_c, void *hNode, void *event_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventRecordNodeGetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventRecordNodeGetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventRecordNodeGetEvent])(hNode, event_out);
@@ -9448,7 +9448,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphEventRecordNodeSetEvent(void *hNode, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventRecordNodeSetEvent(struct cutap_counter *cutap_c, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventRecordNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventRecordNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventRecordNodeSetEvent])(hNode, event);
@@ -9512,7 +9512,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphEventWaitNodeGetEvent(void *hNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventWaitNodeGetEvent(struct cutap_counter *cutap_c, void *hNode, void *event_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventWaitNodeGetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventWaitNodeGetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventWaitNodeGetEvent])(hNode, event_out);
@@ -9569,7 +9569,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphEventWaitNodeSetEvent(void *hNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphEventWaitNodeSetEvent(struct cutap_counter *cutap_c, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventWaitNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphEventWaitNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventWaitNodeSetEvent])(hNode, event);
@@ -9627,7 +9627,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecChildGraphNodeSetParams(void *hGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecChildGraphNodeSetParams(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *childGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecChildGraphNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecChildGraphNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecChildGraphNodeSetParams])(hGraphExec, hNode, childGraph);
@@ -9683,7 +9683,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecDestroy(void *hGraphExec)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecDestroy(struct cutap_counter *cutap_c, void *hGraphExec)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphExecDestroy])(hGraphExec);
@@ -9741,7 +9741,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecEventRecordNodeSetEvent(void *hGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecEventRecordNodeSetEvent(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecEventRecordNodeSetEvent])(hGraphExec, hNode, event);
@@ -9799,7 +9799,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecEventWaitNodeSetEvent(void *hGraphEx
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecEventWaitNodeSetEvent(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecEventWaitNodeSetEvent])(hGraphExec, hNode, event);
@@ -9863,7 +9863,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecGetFlags(void *hGraphExec, void *fla
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecGetFlags(struct cutap_counter *cutap_c, void *hGraphExec, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphExecGetFlags])(hGraphExec, flags);
@@ -9921,7 +9921,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecKernelNodeSetParams_v2(void *hGraphE
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecKernelNodeSetParams_v2(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecKernelNodeSetParams_v2])(hGraphExec, hNode, nodeParams);
@@ -9980,7 +9980,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecMemcpyNodeSetParams(void *hGraphExec
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecMemcpyNodeSetParams(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *copyParams, void *ctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecMemcpyNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecMemcpyNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecMemcpyNodeSetParams])(hGraphExec, hNode, copyParams, ctx);
@@ -10038,7 +10038,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecNodeSetParams(void *hGraphExec, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecNodeSetParams(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecNodeSetParams])(hGraphExec, hNode, nodeParams);
@@ -10109,7 +10109,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphExecUpdate(void *hGraphExec, void *hGrap
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphExecUpdate(struct cutap_counter *cutap_c, void *hGraphExec, void *hGraph, void *hErrorNode_out, void *updateResult_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecUpdate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphExecUpdate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecUpdate])(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
@@ -10179,7 +10179,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphGetNodes(void *hGraph, void *nodes, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphGetNodes(struct cutap_counter *cutap_c, void *hGraph, void *nodes, void *numNodes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphGetNodes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphGetNodes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphGetNodes])(hGraph, nodes, numNodes);
@@ -10249,7 +10249,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphGetRootNodes(void *hGraph, void *rootNod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphGetRootNodes(struct cutap_counter *cutap_c, void *hGraph, void *rootNodes, void *numRootNodes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphGetRootNodes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphGetRootNodes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphGetRootNodes])(hGraph, rootNodes, numRootNodes);
@@ -10314,7 +10314,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphInstantiateWithFlags(void *phGraphExec, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphInstantiateWithFlags(struct cutap_counter *cutap_c, void *phGraphExec, void *hGraph, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphInstantiateWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphInstantiateWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuGraphInstantiateWithFlags])(phGraphExec, hGraph, flags);
@@ -10371,7 +10371,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphKernelNodeCopyAttributes(void *dst, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeCopyAttributes(struct cutap_counter *cutap_c, void *dst, void *src)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeCopyAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeCopyAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeCopyAttributes])(dst, src);
@@ -10428,7 +10428,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphKernelNodeGetParams_v2(void *hNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeGetParams_v2(struct cutap_counter *cutap_c, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeGetParams_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeGetParams_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeGetParams_v2])(hNode, nodeParams);
@@ -10485,7 +10485,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphKernelNodeSetParams_v2(void *hNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphKernelNodeSetParams_v2(struct cutap_counter *cutap_c, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeSetParams_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphKernelNodeSetParams_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeSetParams_v2])(hNode, nodeParams);
@@ -10542,7 +10542,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphLaunch(void *hGraphExec, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphLaunch(struct cutap_counter *cutap_c, void *hGraphExec, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphLaunch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphLaunch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphLaunch])(hGraphExec, hStream);
@@ -10599,7 +10599,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphLaunch_ptsz(void *hGraphExec, void *hStr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphLaunch_ptsz(struct cutap_counter *cutap_c, void *hGraphExec, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphLaunch_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphLaunch_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphLaunch_ptsz])(hGraphExec, hStream);
@@ -10656,7 +10656,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphMemAllocNodeGetParams(void *hNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemAllocNodeGetParams(struct cutap_counter *cutap_c, void *hNode, void *params_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemAllocNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemAllocNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemAllocNodeGetParams])(hNode, params_out);
@@ -10720,7 +10720,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphMemFreeNodeGetParams(void *hNode, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemFreeNodeGetParams(struct cutap_counter *cutap_c, void *hNode, void *dptr_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemFreeNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemFreeNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemFreeNodeGetParams])(hNode, dptr_out);
@@ -10777,7 +10777,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphMemcpyNodeGetParams(void *hNode, void *n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemcpyNodeGetParams(struct cutap_counter *cutap_c, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemcpyNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemcpyNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemcpyNodeGetParams])(hNode, nodeParams);
@@ -10834,7 +10834,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphMemcpyNodeSetParams(void *hNode, void *n
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphMemcpyNodeSetParams(struct cutap_counter *cutap_c, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemcpyNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphMemcpyNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemcpyNodeSetParams])(hNode, nodeParams);
@@ -10899,7 +10899,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeFindInClone(void *phNode, void *hOri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeFindInClone(struct cutap_counter *cutap_c, void *phNode, void *hOriginalNode, void *hClonedGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeFindInClone);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeFindInClone, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeFindInClone])(phNode, hOriginalNode, hClonedGraph);
@@ -10964,7 +10964,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeGetDependencies(void *hNode, void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDependencies(struct cutap_counter *cutap_c, void *hNode, void *dependencies, void *numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependencies);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependencies, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependencies])(hNode, dependencies, numDependencies);
@@ -11035,7 +11035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeGetDependencies_v2(void *hNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDependencies_v2(struct cutap_counter *cutap_c, void *hNode, void *dependencies, void *edgeData, void *numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependencies_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependencies_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependencies_v2])(hNode, dependencies, edgeData, numDependencies);
@@ -11105,7 +11105,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeGetDependentNodes(void *hNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetDependentNodes(struct cutap_counter *cutap_c, void *hNode, void *dependentNodes, void *numDependentNodes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependentNodes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetDependentNodes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependentNodes])(hNode, dependentNodes, numDependentNodes);
@@ -11170,7 +11170,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeGetEnabled(void *hGraphExec, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetEnabled(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *isEnabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetEnabled])(hGraphExec, hNode, isEnabled);
@@ -11234,7 +11234,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeGetType(void *hNode, void *type)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeGetType(struct cutap_counter *cutap_c, void *hNode, void *type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeGetType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetType])(hNode, type);
@@ -11292,7 +11292,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeSetEnabled(void *hGraphExec, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeSetEnabled(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeSetEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeSetEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphNodeSetEnabled])(hGraphExec, hNode, isEnabled);
@@ -11349,7 +11349,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphNodeSetParams(void *hNode, void *nodePar
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphNodeSetParams(struct cutap_counter *cutap_c, void *hNode, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphNodeSetParams])(hNode, nodeParams);
@@ -11407,7 +11407,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphReleaseUserObject(void *graph, void *obj
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphReleaseUserObject(struct cutap_counter *cutap_c, void *graph, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphReleaseUserObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphReleaseUserObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphReleaseUserObject])(graph, object, count);
@@ -11466,7 +11466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphRemoveDependencies(void *hGraph, void *f
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphRemoveDependencies(struct cutap_counter *cutap_c, void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphRemoveDependencies);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphRemoveDependencies, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphRemoveDependencies])(hGraph, from, to, numDependencies);
@@ -11525,7 +11525,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphRetainUserObject(void *graph, void *obje
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphRetainUserObject(struct cutap_counter *cutap_c, void *graph, void *object, unsigned int count, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphRetainUserObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphRetainUserObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphRetainUserObject])(graph, object, count, flags);
@@ -11582,7 +11582,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphUpload(void *hGraphExec, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphUpload(struct cutap_counter *cutap_c, void *hGraphExec, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphUpload);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphUpload, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphUpload])(hGraphExec, hStream);
@@ -11639,7 +11639,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphUpload_ptsz(void *hGraphExec, void *hStr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphUpload_ptsz(struct cutap_counter *cutap_c, void *hGraphExec, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphUpload_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphUpload_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphUpload_ptsz])(hGraphExec, hStream);
@@ -11704,7 +11704,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsEGLRegisterImage(void *pCudaResource,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsEGLRegisterImage(struct cutap_counter *cutap_c, void *pCudaResource, void *image, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsEGLRegisterImage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsEGLRegisterImage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsEGLRegisterImage])(pCudaResource, image, flags);
@@ -11769,7 +11769,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsGLRegisterBuffer(void *pCudaResource,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsGLRegisterBuffer(struct cutap_counter *cutap_c, void *pCudaResource, unsigned int buffer, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsGLRegisterBuffer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsGLRegisterBuffer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsGLRegisterBuffer])(pCudaResource, buffer, Flags);
@@ -11835,7 +11835,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsGLRegisterImage(void *pCudaResource, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsGLRegisterImage(struct cutap_counter *cutap_c, void *pCudaResource, unsigned int image, unsigned int target, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsGLRegisterImage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsGLRegisterImage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsGLRegisterImage])(pCudaResource, image, target, Flags);
@@ -11893,7 +11893,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsMapResources(unsigned int count, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsMapResources(struct cutap_counter *cutap_c, unsigned int count, void *resources, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsMapResources);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsMapResources, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsMapResources])(count, resources, hStream);
@@ -11951,7 +11951,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsMapResources_ptsz(unsigned int count,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsMapResources_ptsz(struct cutap_counter *cutap_c, unsigned int count, void *resources, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsMapResources_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsMapResources_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsMapResources_ptsz])(count, resources, hStream);
@@ -12015,7 +12015,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsResourceGetMappedMipmappedArray(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceGetMappedMipmappedArray(struct cutap_counter *cutap_c, void *pMipmappedArray, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray])(pMipmappedArray, resource);
@@ -12085,7 +12085,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsResourceGetMappedPointer(void *pDevPt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceGetMappedPointer(struct cutap_counter *cutap_c, void *pDevPtr, void *pSize, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedPointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedPointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedPointer])(pDevPtr, pSize, resource);
@@ -12155,7 +12155,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsResourceGetMappedPointer_v2(void *pDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceGetMappedPointer_v2(struct cutap_counter *cutap_c, void *pDevPtr, void *pSize, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2])(pDevPtr, pSize, resource);
@@ -12212,7 +12212,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsResourceSetMapFlags(void *resource, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceSetMapFlags(struct cutap_counter *cutap_c, void *resource, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceSetMapFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceSetMapFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsResourceSetMapFlags])(resource, flags);
@@ -12269,7 +12269,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsResourceSetMapFlags_v2(void *resource
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsResourceSetMapFlags_v2(struct cutap_counter *cutap_c, void *resource, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsResourceSetMapFlags_v2])(resource, flags);
@@ -12335,7 +12335,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsSubResourceGetMappedArray(void *pArra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsSubResourceGetMappedArray(struct cutap_counter *cutap_c, void *pArray, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsSubResourceGetMappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsSubResourceGetMappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsSubResourceGetMappedArray])(pArray, resource, arrayIndex, mipLevel);
@@ -12393,7 +12393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsUnmapResources(unsigned int count, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnmapResources(struct cutap_counter *cutap_c, unsigned int count, void *resources, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnmapResources);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnmapResources, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsUnmapResources])(count, resources, hStream);
@@ -12451,7 +12451,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsUnmapResources_ptsz(unsigned int coun
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnmapResources_ptsz(struct cutap_counter *cutap_c, unsigned int count, void *resources, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnmapResources_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnmapResources_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsUnmapResources_ptsz])(count, resources, hStream);
@@ -12507,7 +12507,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsUnregisterResource(void *resource)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsUnregisterResource(struct cutap_counter *cutap_c, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnregisterResource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsUnregisterResource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphicsUnregisterResource])(resource);
@@ -12572,7 +12572,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsVDPAURegisterOutputSurface(void *pCud
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsVDPAURegisterOutputSurface(struct cutap_counter *cutap_c, void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface])(pCudaResource, vdpSurface, flags);
@@ -12637,7 +12637,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphicsVDPAURegisterVideoSurface(void *pCuda
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphicsVDPAURegisterVideoSurface(struct cutap_counter *cutap_c, void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface])(pCudaResource, vdpSurface, flags);
@@ -12703,7 +12703,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxCreate(void *phCtx, void *desc, int d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxCreate(struct cutap_counter *cutap_c, void *phCtx, void *desc, int dev, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned int))cutap_real[CUTAP_ID_cuGreenCtxCreate])(phCtx, desc, dev, flags);
@@ -12759,7 +12759,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxDestroy(void *hCtx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxDestroy(struct cutap_counter *cutap_c, void *hCtx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGreenCtxDestroy])(hCtx);
@@ -12817,7 +12817,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxGetDevResource(void *hCtx, void *reso
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxGetDevResource(struct cutap_counter *cutap_c, void *hCtx, void *resource, unsigned int type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxGetDevResource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxGetDevResource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGreenCtxGetDevResource])(hCtx, resource, type);
@@ -12881,7 +12881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxGetId(void *greenCtx, void *greenCtxI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxGetId(struct cutap_counter *cutap_c, void *greenCtx, void *greenCtxId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxGetId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxGetId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxGetId])(greenCtx, greenCtxId);
@@ -12938,7 +12938,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxRecordEvent(struct cutap_counter *cutap_c, void *hCtx, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxRecordEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxRecordEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxRecordEvent])(hCtx, hEvent);
@@ -13004,7 +13004,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxStreamCreate(void *phStream, void *gr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxStreamCreate(struct cutap_counter *cutap_c, void *phStream, void *greenCtx, unsigned int flags, int priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxStreamCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxStreamCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cuGreenCtxStreamCreate])(phStream, greenCtx, flags, priority);
@@ -13061,7 +13061,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGreenCtxWaitEvent(struct cutap_counter *cutap_c, void *hCtx, void *hEvent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxWaitEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGreenCtxWaitEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxWaitEvent])(hCtx, hEvent);
@@ -13125,7 +13125,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuImportExternalMemory(void *extMem_out, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuImportExternalMemory(struct cutap_counter *cutap_c, void *extMem_out, void *memHandleDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuImportExternalMemory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuImportExternalMemory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuImportExternalMemory])(extMem_out, memHandleDesc);
@@ -13189,7 +13189,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuImportExternalSemaphore(void *extSem_out, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuImportExternalSemaphore(struct cutap_counter *cutap_c, void *extSem_out, void *semHandleDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuImportExternalSemaphore);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuImportExternalSemaphore, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuImportExternalSemaphore])(extSem_out, semHandleDesc);
@@ -13245,7 +13245,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuInit(unsigned int Flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuInit(struct cutap_counter *cutap_c, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuInit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuInit])(Flags);
@@ -13301,7 +13301,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuIpcCloseMemHandle(unsigned long long dptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcCloseMemHandle(struct cutap_counter *cutap_c, unsigned long long dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcCloseMemHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcCloseMemHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuIpcCloseMemHandle])(dptr);
@@ -13365,7 +13365,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuIpcOpenEventHandle(void *phEvent, struct cuta
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenEventHandle(struct cutap_counter *cutap_c, void *phEvent, struct cutap_sv_CUipcEventHandle_st handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenEventHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenEventHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcEventHandle_st))cutap_real[CUTAP_ID_cuIpcOpenEventHandle])(phEvent, handle);
@@ -13430,7 +13430,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuIpcOpenMemHandle(void *pdptr, struct cutap_sv
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenMemHandle(struct cutap_counter *cutap_c, void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenMemHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenMemHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cuIpcOpenMemHandle])(pdptr, handle, Flags);
@@ -13495,7 +13495,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuIpcOpenMemHandle_v2(void *pdptr, struct cutap
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuIpcOpenMemHandle_v2(struct cutap_counter *cutap_c, void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenMemHandle_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuIpcOpenMemHandle_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cuIpcOpenMemHandle_v2])(pdptr, handle, Flags);
@@ -13561,7 +13561,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelGetAttribute(void *pi, unsigned int att
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetAttribute(struct cutap_counter *cutap_c, void *pi, unsigned int attrib, void *kernel, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, int))cutap_real[CUTAP_ID_cuKernelGetAttribute])(pi, attrib, kernel, dev);
@@ -13625,7 +13625,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelGetFunction(void *pFunc, void *kernel)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetFunction(struct cutap_counter *cutap_c, void *pFunc, void *kernel)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetFunction);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetFunction, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuKernelGetFunction])(pFunc, kernel);
@@ -13689,7 +13689,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelGetLibrary(void *pLib, void *kernel)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetLibrary(struct cutap_counter *cutap_c, void *pLib, void *kernel)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetLibrary);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetLibrary, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuKernelGetLibrary])(pLib, kernel);
@@ -13760,7 +13760,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelGetParamInfo(void *kernel, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelGetParamInfo(struct cutap_counter *cutap_c, void *kernel, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetParamInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelGetParamInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuKernelGetParamInfo])(kernel, paramIndex, paramOffset, paramSize);
@@ -13819,7 +13819,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelSetAttribute(unsigned int attrib, int v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelSetAttribute(struct cutap_counter *cutap_c, unsigned int attrib, int val, void *kernel, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, int, void *, int))cutap_real[CUTAP_ID_cuKernelSetAttribute])(attrib, val, kernel, dev);
@@ -13877,7 +13877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuKernelSetCacheConfig(void *kernel, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuKernelSetCacheConfig(struct cutap_counter *cutap_c, void *kernel, unsigned int config, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuKernelSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuKernelSetCacheConfig])(kernel, config, dev);
@@ -13937,7 +13937,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunch(void *f)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunch(struct cutap_counter *cutap_c, void *f)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLaunch])(f);
@@ -14006,7 +14006,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchCooperativeKernel(void *f, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchCooperativeKernel(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchCooperativeKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchCooperativeKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuLaunchCooperativeKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -14075,7 +14075,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchCooperativeKernel_ptsz(void *f, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchCooperativeKernel_ptsz(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchCooperativeKernel_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuLaunchCooperativeKernel_ptsz])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
@@ -14137,7 +14137,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchGrid(void *f, int grid_width, int grid_
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchGrid(struct cutap_counter *cutap_c, void *f, int grid_width, int grid_height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchGrid);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchGrid, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuLaunchGrid])(f, grid_width, grid_height);
@@ -14200,7 +14200,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchGridAsync(void *f, int grid_width, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchGridAsync(struct cutap_counter *cutap_c, void *f, int grid_width, int grid_height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchGridAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchGridAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cuLaunchGridAsync])(f, grid_width, grid_height, hStream);
@@ -14258,7 +14258,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchHostFunc(void *hStream, void *fn, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchHostFunc(struct cutap_counter *cutap_c, void *hStream, void *fn, void *userData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchHostFunc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchHostFunc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchHostFunc])(hStream, fn, userData);
@@ -14316,7 +14316,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchHostFunc_ptsz(void *hStream, void *fn, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchHostFunc_ptsz(struct cutap_counter *cutap_c, void *hStream, void *fn, void *userData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchHostFunc_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchHostFunc_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchHostFunc_ptsz])(hStream, fn, userData);
@@ -14386,7 +14386,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchKernel(void *f, unsigned int gridDimX, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchKernel(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -14456,7 +14456,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchKernel_ptsz(void *f, unsigned int gridD
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchKernel_ptsz(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchKernel_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchKernel_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchKernel_ptsz])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -14521,7 +14521,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLibraryEnumerateKernels(void *kernels, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryEnumerateKernels(struct cutap_counter *cutap_c, void *kernels, unsigned int numKernels, void *lib)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryEnumerateKernels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryEnumerateKernels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuLibraryEnumerateKernels])(kernels, numKernels, lib);
@@ -14585,7 +14585,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLibraryGetKernelCount(void *count, void *lib)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryGetKernelCount(struct cutap_counter *cutap_c, void *count, void *lib)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryGetKernelCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryGetKernelCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuLibraryGetKernelCount])(count, lib);
@@ -14649,7 +14649,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLibraryGetModule(void *pMod, void *library)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryGetModule(struct cutap_counter *cutap_c, void *pMod, void *library)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryGetModule);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryGetModule, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuLibraryGetModule])(pMod, library);
@@ -14719,7 +14719,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLibraryLoadData(void *library, void *code, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryLoadData(struct cutap_counter *cutap_c, void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryLoadData);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryLoadData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuLibraryLoadData])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -14775,7 +14775,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLibraryUnload(void *library)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLibraryUnload(struct cutap_counter *cutap_c, void *library)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryUnload);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLibraryUnload, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLibraryUnload])(library);
@@ -14845,7 +14845,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLinkComplete(void *state, void *cubinOut, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkComplete(struct cutap_counter *cutap_c, void *state, void *cubinOut, void *sizeOut)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkComplete);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkComplete, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLinkComplete])(state, cubinOut, sizeOut);
@@ -14911,7 +14911,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLinkCreate(unsigned int numOptions, void *opt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkCreate(struct cutap_counter *cutap_c, unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLinkCreate])(numOptions, options, optionValues, stateOut);
@@ -14977,7 +14977,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLinkCreate_v2(unsigned int numOptions, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkCreate_v2(struct cutap_counter *cutap_c, unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkCreate_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkCreate_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLinkCreate_v2])(numOptions, options, optionValues, stateOut);
@@ -15033,7 +15033,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLinkDestroy(void *state)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLinkDestroy(struct cutap_counter *cutap_c, void *state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLinkDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLinkDestroy])(state);
@@ -15097,7 +15097,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLogsCurrent(void *iterator_out, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsCurrent(struct cutap_counter *cutap_c, void *iterator_out, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuLogsCurrent])(iterator_out, flags);
@@ -15162,7 +15162,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLogsRegisterCallback(void *callbackFunc, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsRegisterCallback(struct cutap_counter *cutap_c, void *callbackFunc, void *userData, void *callback_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsRegisterCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsRegisterCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLogsRegisterCallback])(callbackFunc, userData, callback_out);
@@ -15218,7 +15218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuLogsUnregisterCallback(void *callback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLogsUnregisterCallback(struct cutap_counter *cutap_c, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsUnregisterCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLogsUnregisterCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLogsUnregisterCallback])(callback);
@@ -15275,7 +15275,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAddressFree(unsigned long long ptr, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAddressFree(struct cutap_counter *cutap_c, unsigned long long ptr, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAddressFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAddressFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemAddressFree])(ptr, size);
@@ -15342,7 +15342,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAddressReserve(void *ptr, unsigned long si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAddressReserve(struct cutap_counter *cutap_c, void *ptr, unsigned long size, unsigned long alignment, unsigned long long addr, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAddressReserve);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAddressReserve, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_real[CUTAP_ID_cuMemAddressReserve])(ptr, size, alignment, addr, flags);
@@ -15401,7 +15401,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAdvise(unsigned long long devPtr, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAdvise(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, unsigned int advice, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAdvise);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAdvise, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, int))cutap_real[CUTAP_ID_cuMemAdvise])(devPtr, count, advice, device);
@@ -15460,7 +15460,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAdvise_v2(unsigned long long devPtr, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAdvise_v2(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, unsigned int advice, struct cutap_sv_CUmemLocation_st location)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAdvise_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAdvise_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, struct cutap_sv_CUmemLocation_st))cutap_real[CUTAP_ID_cuMemAdvise_v2])(devPtr, count, advice, location);
@@ -15524,7 +15524,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAlloc(void *dptr, unsigned int bytesize)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAlloc(struct cutap_counter *cutap_c, void *dptr, unsigned int bytesize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuMemAlloc])(dptr, bytesize);
@@ -15589,7 +15589,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocAsync(void *dptr, unsigned long bytes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocAsync(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemAllocAsync])(dptr, bytesize, hStream);
@@ -15654,7 +15654,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocAsync_ptsz(void *dptr, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocAsync_ptsz(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemAllocAsync_ptsz])(dptr, bytesize, hStream);
@@ -15720,7 +15720,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocFromPoolAsync(void *dptr, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocFromPoolAsync(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocFromPoolAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocFromPoolAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuMemAllocFromPoolAsync])(dptr, bytesize, pool, hStream);
@@ -15786,7 +15786,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocFromPoolAsync_ptsz(void *dptr, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocFromPoolAsync_ptsz(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuMemAllocFromPoolAsync_ptsz])(dptr, bytesize, pool, hStream);
@@ -15850,7 +15850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocHost(void *pp, unsigned int bytesize)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocHost(struct cutap_counter *cutap_c, void *pp, unsigned int bytesize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuMemAllocHost])(pp, bytesize);
@@ -15914,7 +15914,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocHost_v2(void *pp, unsigned long bytes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocHost_v2(struct cutap_counter *cutap_c, void *pp, unsigned long bytesize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocHost_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocHost_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemAllocHost_v2])(pp, bytesize);
@@ -15979,7 +15979,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocManaged(void *dptr, unsigned long byt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocManaged(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocManaged);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocManaged, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemAllocManaged])(dptr, bytesize, flags);
@@ -16051,7 +16051,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocPitch(void *dptr, void *pPitch, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocPitch(struct cutap_counter *cutap_c, void *dptr, void *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocPitch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocPitch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemAllocPitch])(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -16123,7 +16123,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAllocPitch_v2(void *dptr, void *pPitch, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAllocPitch_v2(struct cutap_counter *cutap_c, void *dptr, void *pPitch, unsigned long WidthInBytes, unsigned long Height, unsigned int ElementSizeBytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocPitch_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAllocPitch_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemAllocPitch_v2])(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
@@ -16187,7 +16187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemAlloc_v2(void *dptr, unsigned long bytesiz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemAlloc_v2(struct cutap_counter *cutap_c, void *dptr, unsigned long bytesize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAlloc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemAlloc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemAlloc_v2])(dptr, bytesize);
@@ -16254,7 +16254,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemDiscardBatchAsync(void *dptrs, void *sizes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemDiscardBatchAsync(struct cutap_counter *cutap_c, void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemDiscardBatchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemDiscardBatchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemDiscardBatchAsync])(dptrs, sizes, count, flags, hStream);
@@ -16321,7 +16321,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemDiscardBatchAsync_ptsz(void *dptrs, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemDiscardBatchAsync_ptsz(struct cutap_counter *cutap_c, void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemDiscardBatchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemDiscardBatchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemDiscardBatchAsync_ptsz])(dptrs, sizes, count, flags, hStream);
@@ -16380,7 +16380,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemExportToShareableHandle(void *shareableHan
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemExportToShareableHandle(struct cutap_counter *cutap_c, void *shareableHandle, unsigned long long handle, unsigned int handleType, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemExportToShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemExportToShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemExportToShareableHandle])(shareableHandle, handle, handleType, flags);
@@ -16436,7 +16436,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemFree(unsigned int dptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFree(struct cutap_counter *cutap_c, unsigned int dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuMemFree])(dptr);
@@ -16493,7 +16493,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemFreeAsync(unsigned long long dptr, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeAsync(struct cutap_counter *cutap_c, unsigned long long dptr, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *))cutap_real[CUTAP_ID_cuMemFreeAsync])(dptr, hStream);
@@ -16550,7 +16550,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemFreeAsync_ptsz(unsigned long long dptr, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeAsync_ptsz(struct cutap_counter *cutap_c, unsigned long long dptr, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *))cutap_real[CUTAP_ID_cuMemFreeAsync_ptsz])(dptr, hStream);
@@ -16606,7 +16606,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemFreeHost(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFreeHost(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFreeHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemFreeHost])(p);
@@ -16662,7 +16662,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemFree_v2(unsigned long long dptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemFree_v2(struct cutap_counter *cutap_c, unsigned long long dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFree_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemFree_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuMemFree_v2])(dptr);
@@ -16732,7 +16732,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemGetAddressRange(void *pbase, void *psize, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetAddressRange(struct cutap_counter *cutap_c, void *pbase, void *psize, unsigned int dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetAddressRange);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetAddressRange, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemGetAddressRange])(pbase, psize, dptr);
@@ -16802,7 +16802,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemGetAddressRange_v2(void *pbase, void *psiz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetAddressRange_v2(struct cutap_counter *cutap_c, void *pbase, void *psize, unsigned long long dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetAddressRange_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetAddressRange_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuMemGetAddressRange_v2])(pbase, psize, dptr);
@@ -16862,7 +16862,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemGetHandleForAddressRange(void *handle, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetHandleForAddressRange(struct cutap_counter *cutap_c, void *handle, unsigned long long dptr, unsigned long size, unsigned int handleType, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetHandleForAddressRange);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetHandleForAddressRange, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemGetHandleForAddressRange])(handle, dptr, size, handleType, flags);
@@ -16931,7 +16931,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemGetInfo(void *free, void *total)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetInfo(struct cutap_counter *cutap_c, void *free, void *total)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemGetInfo])(free, total);
@@ -17000,7 +17000,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemGetInfo_v2(void *free, void *total)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemGetInfo_v2(struct cutap_counter *cutap_c, void *free, void *total)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetInfo_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemGetInfo_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemGetInfo_v2])(free, total);
@@ -17065,7 +17065,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostAlloc(void *pp, unsigned long bytesize
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostAlloc(struct cutap_counter *cutap_c, void *pp, unsigned long bytesize, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostAlloc])(pp, bytesize, Flags);
@@ -17130,7 +17130,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostGetDevicePointer(void *pdptr, void *p,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetDevicePointer(struct cutap_counter *cutap_c, void *pdptr, void *p, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetDevicePointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetDevicePointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemHostGetDevicePointer])(pdptr, p, Flags);
@@ -17195,7 +17195,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostGetDevicePointer_v2(void *pdptr, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetDevicePointer_v2(struct cutap_counter *cutap_c, void *pdptr, void *p, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetDevicePointer_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetDevicePointer_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemHostGetDevicePointer_v2])(pdptr, p, Flags);
@@ -17259,7 +17259,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostGetFlags(void *pFlags, void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostGetFlags(struct cutap_counter *cutap_c, void *pFlags, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemHostGetFlags])(pFlags, p);
@@ -17317,7 +17317,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostRegister(void *p, unsigned long bytesi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostRegister(struct cutap_counter *cutap_c, void *p, unsigned long bytesize, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostRegister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostRegister])(p, bytesize, Flags);
@@ -17375,7 +17375,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostRegister_v2(void *p, unsigned long byt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostRegister_v2(struct cutap_counter *cutap_c, void *p, unsigned long bytesize, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostRegister_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostRegister_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostRegister_v2])(p, bytesize, Flags);
@@ -17431,7 +17431,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemHostUnregister(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemHostUnregister(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostUnregister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemHostUnregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemHostUnregister])(p);
@@ -17496,7 +17496,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemImportFromShareableHandle(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemImportFromShareableHandle(struct cutap_counter *cutap_c, void *handle, void *osHandle, unsigned int shHandleType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemImportFromShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemImportFromShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemImportFromShareableHandle])(handle, osHandle, shHandleType);
@@ -17556,7 +17556,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemMap(unsigned long long ptr, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMap(struct cutap_counter *cutap_c, unsigned long long ptr, unsigned long size, unsigned long offset, unsigned long long handle, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_real[CUTAP_ID_cuMemMap])(ptr, size, offset, handle, flags);
@@ -17614,7 +17614,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemMapArrayAsync(void *mapInfoList, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMapArrayAsync(struct cutap_counter *cutap_c, void *mapInfoList, unsigned int count, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMapArrayAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMapArrayAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemMapArrayAsync])(mapInfoList, count, hStream);
@@ -17672,7 +17672,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemMapArrayAsync_ptsz(void *mapInfoList, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemMapArrayAsync_ptsz(struct cutap_counter *cutap_c, void *mapInfoList, unsigned int count, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMapArrayAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemMapArrayAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemMapArrayAsync_ptsz])(mapInfoList, count, hStream);
@@ -17736,7 +17736,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolCreate(void *pool, void *poolProps)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolCreate(struct cutap_counter *cutap_c, void *pool, void *poolProps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemPoolCreate])(pool, poolProps);
@@ -17792,7 +17792,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolDestroy(void *pool)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolDestroy(struct cutap_counter *cutap_c, void *pool)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemPoolDestroy])(pool);
@@ -17851,7 +17851,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolExportToShareableHandle(void *handle_o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolExportToShareableHandle(struct cutap_counter *cutap_c, void *handle_out, void *pool, unsigned int handleType, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolExportToShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolExportToShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemPoolExportToShareableHandle])(handle_out, pool, handleType, flags);
@@ -17909,7 +17909,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolGetAttribute(void *pool, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolGetAttribute(struct cutap_counter *cutap_c, void *pool, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPoolGetAttribute])(pool, attr, value);
@@ -17975,7 +17975,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolImportFromShareableHandle(void *pool_o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolImportFromShareableHandle(struct cutap_counter *cutap_c, void *pool_out, void *handle, unsigned int handleType, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolImportFromShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolImportFromShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemPoolImportFromShareableHandle])(pool_out, handle, handleType, flags);
@@ -18033,7 +18033,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolSetAttribute(void *pool, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolSetAttribute(struct cutap_counter *cutap_c, void *pool, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPoolSetAttribute])(pool, attr, value);
@@ -18090,7 +18090,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPoolTrimTo(void *pool, unsigned long minBy
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPoolTrimTo(struct cutap_counter *cutap_c, void *pool, unsigned long minBytesToKeep)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolTrimTo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPoolTrimTo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemPoolTrimTo])(pool, minBytesToKeep);
@@ -18149,7 +18149,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPrefetchAsync(unsigned long long devPtr, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync])(devPtr, count, dstDevice, hStream);
@@ -18208,7 +18208,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPrefetchAsync_ptsz(unsigned long long devP
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_ptsz(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_ptsz])(devPtr, count, dstDevice, hStream);
@@ -18268,7 +18268,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPrefetchAsync_v2(unsigned long long devPtr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_v2(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_v2])(devPtr, count, location, flags, hStream);
@@ -18328,7 +18328,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemPrefetchAsync_v2_ptsz(unsigned long long d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemPrefetchAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, hStream);
@@ -18388,7 +18388,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemRangeGetAttribute(void *data, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRangeGetAttribute(struct cutap_counter *cutap_c, void *data, unsigned long dataSize, unsigned int attribute, unsigned long long devPtr, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRangeGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRangeGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemRangeGetAttribute])(data, dataSize, attribute, devPtr, count);
@@ -18461,7 +18461,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemRangeGetAttributes(void *data, void *dataS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRangeGetAttributes(struct cutap_counter *cutap_c, void *data, void *dataSizes, void *attributes, unsigned long numAttributes, unsigned long long devPtr, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRangeGetAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRangeGetAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemRangeGetAttributes])(data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -18517,7 +18517,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemRelease(unsigned long long handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRelease(struct cutap_counter *cutap_c, unsigned long long handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRelease);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRelease, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuMemRelease])(handle);
@@ -18581,7 +18581,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemRetainAllocationHandle(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemRetainAllocationHandle(struct cutap_counter *cutap_c, void *handle, void *addr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRetainAllocationHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemRetainAllocationHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemRetainAllocationHandle])(handle, addr);
@@ -18638,7 +18638,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemUnmap(unsigned long long ptr, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemUnmap(struct cutap_counter *cutap_c, unsigned long long ptr, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemUnmap);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemUnmap, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemUnmap])(ptr, size);
@@ -18696,7 +18696,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy(unsigned long long dst, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpy])(dst, src, ByteCount);
@@ -18752,7 +18752,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D])(pCopy);
@@ -18809,7 +18809,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync(void *pCopy, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync])(pCopy, hStream);
@@ -18866,7 +18866,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync_v2(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync_v2])(pCopy, hStream);
@@ -18923,7 +18923,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync_v2_ptsz(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync_v2_ptsz])(pCopy, hStream);
@@ -18979,7 +18979,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned])(pCopy);
@@ -19035,7 +19035,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned_v2(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned_v2])(pCopy);
@@ -19091,7 +19091,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned_v2_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds])(pCopy);
@@ -19147,7 +19147,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D_v2(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D_v2])(pCopy);
@@ -19203,7 +19203,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D_v2_ptds(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D_v2_ptds])(pCopy);
@@ -19259,7 +19259,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D])(pCopy);
@@ -19316,7 +19316,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync(void *pCopy, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync])(pCopy, hStream);
@@ -19373,7 +19373,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync_v2(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync_v2])(pCopy, hStream);
@@ -19430,7 +19430,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync_v2_ptsz(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync_v2_ptsz])(pCopy, hStream);
@@ -19497,7 +19497,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync(unsigned long numOps, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync])(numOps, opList, failIdx, flags, hStream);
@@ -19564,7 +19564,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_ptsz])(numOps, opList, failIdx, flags, hStream);
@@ -19623,7 +19623,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_v2(unsigned long numOps, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync_v2(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_v2])(numOps, opList, flags, hStream);
@@ -19682,7 +19682,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numO
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz])(numOps, opList, flags, hStream);
@@ -19738,7 +19738,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeer(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeer(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3DPeer])(pCopy);
@@ -19795,7 +19795,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeerAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeerAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DPeerAsync])(pCopy, hStream);
@@ -19852,7 +19852,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hSt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeerAsync_ptsz(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DPeerAsync_ptsz])(pCopy, hStream);
@@ -19908,7 +19908,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeer_ptds(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeer_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeer_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3DPeer_ptds])(pCopy);
@@ -19964,7 +19964,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D_v2(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D_v2])(pCopy);
@@ -20020,7 +20020,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D_v2_ptds(void *pCopy)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D_v2_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D_v2_ptds])(pCopy);
@@ -20079,7 +20079,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAsync(unsigned long long dst, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAsync(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAsync])(dst, src, ByteCount, hStream);
@@ -20138,7 +20138,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAsync_ptsz(unsigned long long dst, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAsync_ptsz(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAsync_ptsz])(dst, src, ByteCount, hStream);
@@ -20198,7 +20198,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA(void *dstArray, unsigned int dstOf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoA])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -20258,7 +20258,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA_v2(void *dstArray, unsigned long d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA_v2(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoA_v2])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -20318,7 +20318,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoA_v2_ptds])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
@@ -20377,7 +20377,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD(unsigned int dstDevice, void *srcA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD(struct cutap_counter *cutap_c, unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoD])(dstDevice, srcArray, srcOffset, ByteCount);
@@ -20436,7 +20436,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD_v2(unsigned long long dstDevice, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoD_v2])(dstDevice, srcArray, srcOffset, ByteCount);
@@ -20495,7 +20495,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoD_v2_ptds])(dstDevice, srcArray, srcOffset, ByteCount);
@@ -20554,7 +20554,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH(void *dstHost, void *srcArray, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoH])(dstHost, srcArray, srcOffset, ByteCount);
@@ -20614,7 +20614,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync(void *dstHost, void *srcArray
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync])(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -20674,7 +20674,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcAr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync_v2(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync_v2])(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -20734,7 +20734,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz])(dstHost, srcArray, srcOffset, ByteCount, hStream);
@@ -20793,7 +20793,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH_v2(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoH_v2])(dstHost, srcArray, srcOffset, ByteCount);
@@ -20852,7 +20852,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcAr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH_v2_ptds(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoH_v2_ptds])(dstHost, srcArray, srcOffset, ByteCount);
@@ -20911,7 +20911,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA(void *dstArray, unsigned int dstOf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoA])(dstArray, dstOffset, srcDevice, ByteCount);
@@ -20970,7 +20970,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA_v2(void *dstArray, unsigned long d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoA_v2])(dstArray, dstOffset, srcDevice, ByteCount);
@@ -21029,7 +21029,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoA_v2_ptds])(dstArray, dstOffset, srcDevice, ByteCount);
@@ -21087,7 +21087,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD(unsigned int dstDevice, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoD])(dstDevice, srcDevice, ByteCount);
@@ -21146,7 +21146,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync(unsigned int dstDevice, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync])(dstDevice, srcDevice, ByteCount, hStream);
@@ -21205,7 +21205,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync_v2(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync_v2])(dstDevice, srcDevice, ByteCount, hStream);
@@ -21264,7 +21264,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long ds
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz])(dstDevice, srcDevice, ByteCount, hStream);
@@ -21322,7 +21322,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD_v2(unsigned long long dstDevice, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoD_v2])(dstDevice, srcDevice, ByteCount);
@@ -21380,7 +21380,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoD_v2_ptds])(dstDevice, srcDevice, ByteCount);
@@ -21438,7 +21438,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH(void *dstHost, unsigned int srcDev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH(struct cutap_counter *cutap_c, void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoH])(dstHost, srcDevice, ByteCount);
@@ -21497,7 +21497,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync(void *dstHost, unsigned int s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync(struct cutap_counter *cutap_c, void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync])(dstHost, srcDevice, ByteCount, hStream);
@@ -21556,7 +21556,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync_v2(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync_v2])(dstHost, srcDevice, ByteCount, hStream);
@@ -21615,7 +21615,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz])(dstHost, srcDevice, ByteCount, hStream);
@@ -21673,7 +21673,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH_v2(void *dstHost, unsigned long lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH_v2(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoH_v2])(dstHost, srcDevice, ByteCount);
@@ -21731,7 +21731,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH_v2_ptds(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoH_v2_ptds])(dstHost, srcDevice, ByteCount);
@@ -21790,7 +21790,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA(void *dstArray, unsigned int dstOf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_cuMemcpyHtoA])(dstArray, dstOffset, srcHost, ByteCount);
@@ -21850,7 +21850,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync(void *dstArray, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync])(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -21910,7 +21910,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync_v2(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync_v2])(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -21970,7 +21970,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz])(dstArray, dstOffset, srcHost, ByteCount, hStream);
@@ -22029,7 +22029,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA_v2(void *dstArray, unsigned long d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA_v2(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoA_v2])(dstArray, dstOffset, srcHost, ByteCount);
@@ -22088,7 +22088,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoA_v2_ptds])(dstArray, dstOffset, srcHost, ByteCount);
@@ -22146,7 +22146,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD(unsigned int dstDevice, void *srcH
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD(struct cutap_counter *cutap_c, unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_cuMemcpyHtoD])(dstDevice, srcHost, ByteCount);
@@ -22205,7 +22205,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync(unsigned int dstDevice, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync(struct cutap_counter *cutap_c, unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync])(dstDevice, srcHost, ByteCount, hStream);
@@ -22264,7 +22264,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync_v2(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync_v2])(dstDevice, srcHost, ByteCount, hStream);
@@ -22323,7 +22323,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long ds
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz])(dstDevice, srcHost, ByteCount, hStream);
@@ -22381,7 +22381,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD_v2(unsigned long long dstDevice, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
@@ -22439,7 +22439,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
@@ -22499,7 +22499,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeer(unsigned long long dstDevice, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeer(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyPeer])(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -22560,7 +22560,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeerAsync(unsigned long long dstDevice,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeerAsync(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeerAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeerAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyPeerAsync])(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -22621,7 +22621,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeerAsync_ptsz(unsigned long long dstDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeerAsync_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeerAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeerAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyPeerAsync_ptsz])(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
@@ -22681,7 +22681,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeer_ptds(unsigned long long dstDevice,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeer_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeer_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeer_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyPeer_ptds])(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
@@ -22739,7 +22739,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy_ptds(unsigned long long dst, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy_ptds(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpy_ptds])(dst, src, ByteCount);
@@ -22797,7 +22797,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16(unsigned int dstDevice, unsigned sh
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned short us, unsigned int N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned short, unsigned int))cutap_real[CUTAP_ID_cuMemsetD16])(dstDevice, us, N);
@@ -22856,7 +22856,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16Async(unsigned long long dstDevice, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD16Async])(dstDevice, us, N, hStream);
@@ -22915,7 +22915,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16Async_ptsz(unsigned long long dstDev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD16Async_ptsz])(dstDevice, us, N, hStream);
@@ -22973,7 +22973,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16_v2(unsigned long long dstDevice, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_real[CUTAP_ID_cuMemsetD16_v2])(dstDevice, us, N);
@@ -23031,7 +23031,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16_v2_ptds(unsigned long long dstDevic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_real[CUTAP_ID_cuMemsetD16_v2_ptds])(dstDevice, us, N);
@@ -23091,7 +23091,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16(unsigned int dstDevice, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D16])(dstDevice, dstPitch, us, Width, Height);
@@ -23152,7 +23152,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16Async(unsigned long long dstDevice
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D16Async])(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -23213,7 +23213,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16Async_ptsz(unsigned long long dstD
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D16Async_ptsz])(dstDevice, dstPitch, us, Width, Height, hStream);
@@ -23273,7 +23273,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16_v2(unsigned long long dstDevice, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D16_v2])(dstDevice, dstPitch, us, Width, Height);
@@ -23333,7 +23333,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16_v2_ptds(unsigned long long dstDev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D16_v2_ptds])(dstDevice, dstPitch, us, Width, Height);
@@ -23393,7 +23393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32(unsigned int dstDevice, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D32])(dstDevice, dstPitch, ui, Width, Height);
@@ -23454,7 +23454,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32Async(unsigned long long dstDevice
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D32Async])(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -23515,7 +23515,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32Async_ptsz(unsigned long long dstD
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D32Async_ptsz])(dstDevice, dstPitch, ui, Width, Height, hStream);
@@ -23575,7 +23575,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32_v2(unsigned long long dstDevice, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D32_v2])(dstDevice, dstPitch, ui, Width, Height);
@@ -23635,7 +23635,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32_v2_ptds(unsigned long long dstDev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D32_v2_ptds])(dstDevice, dstPitch, ui, Width, Height);
@@ -23695,7 +23695,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8(unsigned int dstDevice, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D8])(dstDevice, dstPitch, uc, Width, Height);
@@ -23756,7 +23756,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8Async(unsigned long long dstDevice,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D8Async])(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -23817,7 +23817,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8Async_ptsz(unsigned long long dstDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D8Async_ptsz])(dstDevice, dstPitch, uc, Width, Height, hStream);
@@ -23877,7 +23877,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8_v2(unsigned long long dstDevice, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D8_v2])(dstDevice, dstPitch, uc, Width, Height);
@@ -23937,7 +23937,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8_v2_ptds(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D8_v2_ptds])(dstDevice, dstPitch, uc, Width, Height);
@@ -23995,7 +23995,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32(unsigned int dstDevice, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int ui, unsigned int N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD32])(dstDevice, ui, N);
@@ -24054,7 +24054,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32Async(unsigned long long dstDevice, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD32Async])(dstDevice, ui, N, hStream);
@@ -24113,7 +24113,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32Async_ptsz(unsigned long long dstDev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD32Async_ptsz])(dstDevice, ui, N, hStream);
@@ -24171,7 +24171,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32_v2(unsigned long long dstDevice, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_real[CUTAP_ID_cuMemsetD32_v2])(dstDevice, ui, N);
@@ -24229,7 +24229,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32_v2_ptds(unsigned long long dstDevic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_real[CUTAP_ID_cuMemsetD32_v2_ptds])(dstDevice, ui, N);
@@ -24287,7 +24287,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8(unsigned int dstDevice, unsigned cha
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned char uc, unsigned int N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned char, unsigned int))cutap_real[CUTAP_ID_cuMemsetD8])(dstDevice, uc, N);
@@ -24346,7 +24346,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8Async(unsigned long long dstDevice, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8Async);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8Async, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD8Async])(dstDevice, uc, N, hStream);
@@ -24405,7 +24405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8Async_ptsz(unsigned long long dstDevi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8Async_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8Async_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8Async_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD8Async_ptsz])(dstDevice, uc, N, hStream);
@@ -24463,7 +24463,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8_v2(unsigned long long dstDevice, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_real[CUTAP_ID_cuMemsetD8_v2])(dstDevice, uc, N);
@@ -24521,7 +24521,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8_v2_ptds(unsigned long long dstDevice
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8_v2_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8_v2_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_real[CUTAP_ID_cuMemsetD8_v2_ptds])(dstDevice, uc, N);
@@ -24577,7 +24577,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMipmappedArrayDestroy(void *hMipmappedArray)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMipmappedArrayDestroy(struct cutap_counter *cutap_c, void *hMipmappedArray)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMipmappedArrayDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMipmappedArrayDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMipmappedArrayDestroy])(hMipmappedArray);
@@ -24642,7 +24642,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMipmappedArrayGetLevel(void *pLevelArray, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMipmappedArrayGetLevel(struct cutap_counter *cutap_c, void *pLevelArray, void *hMipmappedArray, unsigned int level)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMipmappedArrayGetLevel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMipmappedArrayGetLevel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMipmappedArrayGetLevel])(pLevelArray, hMipmappedArray, level);
@@ -24707,7 +24707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleEnumerateFunctions(void *functions, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleEnumerateFunctions(struct cutap_counter *cutap_c, void *functions, unsigned int numFunctions, void *mod)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleEnumerateFunctions);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleEnumerateFunctions, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuModuleEnumerateFunctions])(functions, numFunctions, mod);
@@ -24771,7 +24771,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleGetFunctionCount(void *count, void *mod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleGetFunctionCount(struct cutap_counter *cutap_c, void *count, void *mod)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleGetFunctionCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleGetFunctionCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleGetFunctionCount])(count, mod);
@@ -24834,7 +24834,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleGetLoadingMode(void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleGetLoadingMode(struct cutap_counter *cutap_c, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleGetLoadingMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleGetLoadingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuModuleGetLoadingMode])(mode);
@@ -24898,7 +24898,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleLoadData(void *module, void *image)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadData(struct cutap_counter *cutap_c, void *module, void *image)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadData);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleLoadData])(module, image);
@@ -24965,7 +24965,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleLoadDataEx(void *module, void *image, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadDataEx(struct cutap_counter *cutap_c, void *module, void *image, unsigned int numOptions, void *options, void *optionValues)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadDataEx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadDataEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuModuleLoadDataEx])(module, image, numOptions, options, optionValues);
@@ -25029,7 +25029,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleLoadFatBinary(void *module, void *fatCu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleLoadFatBinary(struct cutap_counter *cutap_c, void *module, void *fatCubin)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadFatBinary);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleLoadFatBinary, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleLoadFatBinary])(module, fatCubin);
@@ -25085,7 +25085,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuModuleUnload(void *hmod)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuModuleUnload(struct cutap_counter *cutap_c, void *hmod)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleUnload);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuModuleUnload, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuModuleUnload])(hmod);
@@ -25142,7 +25142,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMulticastAddDevice(unsigned long long mcHandl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastAddDevice(struct cutap_counter *cutap_c, unsigned long long mcHandle, int dev)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastAddDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastAddDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, int))cutap_real[CUTAP_ID_cuMulticastAddDevice])(mcHandle, dev);
@@ -25202,7 +25202,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMulticastBindAddr(unsigned long long mcHandle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastBindAddr(struct cutap_counter *cutap_c, unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memptr, unsigned long size, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastBindAddr);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastBindAddr, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuMulticastBindAddr])(mcHandle, mcOffset, memptr, size, flags);
@@ -25263,7 +25263,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMulticastBindMem(unsigned long long mcHandle,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastBindMem(struct cutap_counter *cutap_c, unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memHandle, unsigned long memOffset, unsigned long size, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastBindMem);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastBindMem, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuMulticastBindMem])(mcHandle, mcOffset, memHandle, memOffset, size, flags);
@@ -25322,7 +25322,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuMulticastUnbind(unsigned long long mcHandle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMulticastUnbind(struct cutap_counter *cutap_c, unsigned long long mcHandle, int dev, unsigned long mcOffset, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastUnbind);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMulticastUnbind, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMulticastUnbind])(mcHandle, dev, mcOffset, size);
@@ -25388,7 +25388,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuOccupancyAvailableDynamicSMemPerBlock(void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyAvailableDynamicSMemPerBlock(struct cutap_counter *cutap_c, void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock])(dynamicSmemSize, func, numBlocks, blockSize);
@@ -25454,7 +25454,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuOccupancyMaxActiveBlocksPerMultiprocessor(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessor(struct cutap_counter *cutap_c, void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long))cutap_real[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor])(numBlocks, func, blockSize, dynamicSMemSize);
@@ -25521,7 +25521,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuOccupancyMaxActiveBlocksPerMultiprocessorWith
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct cutap_counter *cutap_c, void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags])(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -25594,7 +25594,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuOccupancyMaxPotentialBlockSize(void *minGridS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxPotentialBlockSize(struct cutap_counter *cutap_c, void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxPotentialBlockSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxPotentialBlockSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int))cutap_real[CUTAP_ID_cuOccupancyMaxPotentialBlockSize])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
@@ -25668,7 +25668,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuOccupancyMaxPotentialBlockSizeWithFlags(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuOccupancyMaxPotentialBlockSizeWithFlags(struct cutap_counter *cutap_c, void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int, unsigned int))cutap_real[CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -25725,7 +25725,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuParamSetSize(void *hfunc, unsigned int numbyt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetSize(struct cutap_counter *cutap_c, void *hfunc, unsigned int numbytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuParamSetSize])(hfunc, numbytes);
@@ -25783,7 +25783,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuParamSetTexRef(void *hfunc, int texunit, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetTexRef(struct cutap_counter *cutap_c, void *hfunc, int texunit, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetTexRef);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetTexRef, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cuParamSetTexRef])(hfunc, texunit, hTexRef);
@@ -25841,7 +25841,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuParamSetf(void *hfunc, int offset, float valu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetf(struct cutap_counter *cutap_c, void *hfunc, int offset, float value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetf);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetf, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, float))cutap_real[CUTAP_ID_cuParamSetf])(hfunc, offset, value);
@@ -25899,7 +25899,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuParamSeti(void *hfunc, int offset, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSeti(struct cutap_counter *cutap_c, void *hfunc, int offset, unsigned int value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSeti);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSeti, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int))cutap_real[CUTAP_ID_cuParamSeti])(hfunc, offset, value);
@@ -25958,7 +25958,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuParamSetv(void *hfunc, int offset, void *ptr,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuParamSetv(struct cutap_counter *cutap_c, void *hfunc, int offset, void *ptr, unsigned int numbytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuParamSetv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int))cutap_real[CUTAP_ID_cuParamSetv])(hfunc, offset, ptr, numbytes);
@@ -26016,7 +26016,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuPointerGetAttribute(void *data, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerGetAttribute(struct cutap_counter *cutap_c, void *data, unsigned int attribute, unsigned long long ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuPointerGetAttribute])(data, attribute, ptr);
@@ -26082,7 +26082,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuPointerGetAttributes(unsigned int numAttribut
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerGetAttributes(struct cutap_counter *cutap_c, unsigned int numAttributes, void *attributes, void *data, unsigned long long ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerGetAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerGetAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuPointerGetAttributes])(numAttributes, attributes, data, ptr);
@@ -26140,7 +26140,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuPointerSetAttribute(void *value, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuPointerSetAttribute(struct cutap_counter *cutap_c, void *value, unsigned int attribute, unsigned long long ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuPointerSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuPointerSetAttribute])(value, attribute, ptr);
@@ -26194,7 +26194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuProfilerStart(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuProfilerStart(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuProfilerStart);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuProfilerStart, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuProfilerStart])();
@@ -26248,7 +26248,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuProfilerStop(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuProfilerStop(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuProfilerStop);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuProfilerStop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuProfilerStop])();
@@ -26307,7 +26307,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSignalExternalSemaphoresAsync(void *extSemArr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSignalExternalSemaphoresAsync(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSignalExternalSemaphoresAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSignalExternalSemaphoresAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuSignalExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
@@ -26366,7 +26366,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSignalExternalSemaphoresAsync_ptsz(void *extS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSignalExternalSemaphoresAsync_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
@@ -26425,7 +26425,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamAddCallback(void *hStream, void *callba
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAddCallback(struct cutap_counter *cutap_c, void *hStream, void *callback, void *userData, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAddCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAddCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamAddCallback])(hStream, callback, userData, flags);
@@ -26484,7 +26484,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamAddCallback_ptsz(void *hStream, void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAddCallback_ptsz(struct cutap_counter *cutap_c, void *hStream, void *callback, void *userData, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAddCallback_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAddCallback_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamAddCallback_ptsz])(hStream, callback, userData, flags);
@@ -26543,7 +26543,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamAttachMemAsync(void *hStream, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAttachMemAsync(struct cutap_counter *cutap_c, void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAttachMemAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAttachMemAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamAttachMemAsync])(hStream, dptr, length, flags);
@@ -26602,7 +26602,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamAttachMemAsync_ptsz(void *hStream, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamAttachMemAsync_ptsz(struct cutap_counter *cutap_c, void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAttachMemAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamAttachMemAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamAttachMemAsync_ptsz])(hStream, dptr, length, flags);
@@ -26658,7 +26658,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamBeginCapture(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCapture(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamBeginCapture])(hStream);
@@ -26714,7 +26714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamBeginCapture_ptsz(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCapture_ptsz(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamBeginCapture_ptsz])(hStream);
@@ -26771,7 +26771,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamBeginCapture_v2(void *hStream, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCapture_v2(struct cutap_counter *cutap_c, void *hStream, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamBeginCapture_v2])(hStream, mode);
@@ -26828,7 +26828,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamBeginCapture_v2_ptsz(void *hStream, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamBeginCapture_v2_ptsz(struct cutap_counter *cutap_c, void *hStream, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamBeginCapture_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamBeginCapture_v2_ptsz])(hStream, mode);
@@ -26885,7 +26885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamCopyAttributes(void *dst, void *src)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCopyAttributes(struct cutap_counter *cutap_c, void *dst, void *src)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCopyAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCopyAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamCopyAttributes])(dst, src);
@@ -26942,7 +26942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamCopyAttributes_ptsz(void *dst, void *sr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCopyAttributes_ptsz(struct cutap_counter *cutap_c, void *dst, void *src)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCopyAttributes_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCopyAttributes_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamCopyAttributes_ptsz])(dst, src);
@@ -27006,7 +27006,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamCreate(void *phStream, unsigned int Fla
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCreate(struct cutap_counter *cutap_c, void *phStream, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamCreate])(phStream, Flags);
@@ -27071,7 +27071,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamCreateWithPriority(void *phStream, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamCreateWithPriority(struct cutap_counter *cutap_c, void *phStream, unsigned int flags, int priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCreateWithPriority);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamCreateWithPriority, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuStreamCreateWithPriority])(phStream, flags, priority);
@@ -27127,7 +27127,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamDestroy(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamDestroy(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamDestroy])(hStream);
@@ -27183,7 +27183,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamDestroy_v2(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamDestroy_v2(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamDestroy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamDestroy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamDestroy_v2])(hStream);
@@ -27247,7 +27247,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamEndCapture(void *hStream, void *phGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamEndCapture(struct cutap_counter *cutap_c, void *hStream, void *phGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamEndCapture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamEndCapture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamEndCapture])(hStream, phGraph);
@@ -27311,7 +27311,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamEndCapture_ptsz(void *hStream, void *ph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamEndCapture_ptsz(struct cutap_counter *cutap_c, void *hStream, void *phGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamEndCapture_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamEndCapture_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamEndCapture_ptsz])(hStream, phGraph);
@@ -27381,7 +27381,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCaptureInfo(void *hStream, void *cap
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCaptureInfo(struct cutap_counter *cutap_c, void *hStream, void *captureStatus_out, void *id_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCaptureInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCaptureInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCaptureInfo])(hStream, captureStatus_out, id_out);
@@ -27451,7 +27451,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCaptureInfo_ptsz(void *hStream, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCaptureInfo_ptsz(struct cutap_counter *cutap_c, void *hStream, void *captureStatus_out, void *id_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCaptureInfo_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCaptureInfo_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCaptureInfo_ptsz])(hStream, captureStatus_out, id_out);
@@ -27515,7 +27515,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCtx(void *hStream, void *pctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx(struct cutap_counter *cutap_c, void *hStream, void *pctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx])(hStream, pctx);
@@ -27579,7 +27579,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCtx_ptsz(void *hStream, void *pctx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_ptsz(struct cutap_counter *cutap_c, void *hStream, void *pctx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_ptsz])(hStream, pctx);
@@ -27649,7 +27649,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCtx_v2(void *hStream, void *pCtx, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_v2(struct cutap_counter *cutap_c, void *hStream, void *pCtx, void *pGreenCtx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_v2])(hStream, pCtx, pGreenCtx);
@@ -27719,7 +27719,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetCtx_v2_ptsz(void *hStream, void *pCt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetCtx_v2_ptsz(struct cutap_counter *cutap_c, void *hStream, void *pCtx, void *pGreenCtx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetCtx_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_v2_ptsz])(hStream, pCtx, pGreenCtx);
@@ -27783,7 +27783,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetDevice(void *hStream, void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetDevice(struct cutap_counter *cutap_c, void *hStream, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetDevice])(hStream, device);
@@ -27847,7 +27847,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetDevice_ptsz(void *hStream, void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetDevice_ptsz(struct cutap_counter *cutap_c, void *hStream, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetDevice_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetDevice_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetDevice_ptsz])(hStream, device);
@@ -27911,7 +27911,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetFlags(void *hStream, void *flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetFlags(struct cutap_counter *cutap_c, void *hStream, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetFlags])(hStream, flags);
@@ -27975,7 +27975,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetFlags_ptsz(void *hStream, void *flag
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetFlags_ptsz(struct cutap_counter *cutap_c, void *hStream, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetFlags_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetFlags_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetFlags_ptsz])(hStream, flags);
@@ -28039,7 +28039,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetGreenCtx(void *hStream, void *phCtx)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetGreenCtx(struct cutap_counter *cutap_c, void *hStream, void *phCtx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetGreenCtx);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetGreenCtx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetGreenCtx])(hStream, phCtx);
@@ -28103,7 +28103,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetId(void *hStream, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetId(struct cutap_counter *cutap_c, void *hStream, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetId])(hStream, streamId);
@@ -28167,7 +28167,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetId_ptsz(void *hStream, void *streamI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetId_ptsz(struct cutap_counter *cutap_c, void *hStream, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetId_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetId_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetId_ptsz])(hStream, streamId);
@@ -28231,7 +28231,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetPriority(void *hStream, void *priori
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetPriority(struct cutap_counter *cutap_c, void *hStream, void *priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetPriority);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetPriority, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetPriority])(hStream, priority);
@@ -28295,7 +28295,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamGetPriority_ptsz(void *hStream, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamGetPriority_ptsz(struct cutap_counter *cutap_c, void *hStream, void *priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetPriority_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamGetPriority_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetPriority_ptsz])(hStream, priority);
@@ -28359,7 +28359,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamIsCapturing(void *hStream, void *captur
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamIsCapturing(struct cutap_counter *cutap_c, void *hStream, void *captureStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamIsCapturing);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamIsCapturing, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamIsCapturing])(hStream, captureStatus);
@@ -28423,7 +28423,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamIsCapturing_ptsz(void *hStream, void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamIsCapturing_ptsz(struct cutap_counter *cutap_c, void *hStream, void *captureStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamIsCapturing_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamIsCapturing_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamIsCapturing_ptsz])(hStream, captureStatus);
@@ -28479,7 +28479,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamQuery(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamQuery(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamQuery);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamQuery, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamQuery])(hStream);
@@ -28535,7 +28535,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamQuery_ptsz(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamQuery_ptsz(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamQuery_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamQuery_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamQuery_ptsz])(hStream);
@@ -28591,7 +28591,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamSynchronize(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamSynchronize(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamSynchronize])(hStream);
@@ -28647,7 +28647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamSynchronize_ptsz(void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamSynchronize_ptsz(struct cutap_counter *cutap_c, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamSynchronize_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamSynchronize_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamSynchronize_ptsz])(hStream);
@@ -28706,7 +28706,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamUpdateCaptureDependencies(void *hStream
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamUpdateCaptureDependencies(struct cutap_counter *cutap_c, void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamUpdateCaptureDependencies);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamUpdateCaptureDependencies, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamUpdateCaptureDependencies])(hStream, dependencies, numDependencies, flags);
@@ -28765,7 +28765,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamUpdateCaptureDependencies_ptsz(void *hS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamUpdateCaptureDependencies_ptsz(struct cutap_counter *cutap_c, void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz])(hStream, dependencies, numDependencies, flags);
@@ -28823,7 +28823,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitEvent(void *hStream, void *hEvent, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitEvent(struct cutap_counter *cutap_c, void *hStream, void *hEvent, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitEvent])(hStream, hEvent, Flags);
@@ -28881,7 +28881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitEvent_ptsz(void *hStream, void *hEv
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitEvent_ptsz(struct cutap_counter *cutap_c, void *hStream, void *hEvent, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitEvent_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitEvent_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitEvent_ptsz])(hStream, hEvent, Flags);
@@ -28940,7 +28940,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue32(void *stream, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32])(stream, addr, value, flags);
@@ -28999,7 +28999,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue32_ptsz(void *stream, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_ptsz])(stream, addr, value, flags);
@@ -29058,7 +29058,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue32_v2(void *stream, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32_v2(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_v2])(stream, addr, value, flags);
@@ -29117,7 +29117,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue32_v2_ptsz(void *stream, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue32_v2_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue32_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_v2_ptsz])(stream, addr, value, flags);
@@ -29176,7 +29176,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue64(void *stream, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64])(stream, addr, value, flags);
@@ -29235,7 +29235,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue64_ptsz(void *stream, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_ptsz])(stream, addr, value, flags);
@@ -29294,7 +29294,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue64_v2(void *stream, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64_v2(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_v2])(stream, addr, value, flags);
@@ -29353,7 +29353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWaitValue64_v2_ptsz(void *stream, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWaitValue64_v2_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWaitValue64_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_v2_ptsz])(stream, addr, value, flags);
@@ -29412,7 +29412,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue32(void *stream, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue32(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32])(stream, addr, value, flags);
@@ -29471,7 +29471,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue32_ptsz(void *stream, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue32_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_ptsz])(stream, addr, value, flags);
@@ -29530,7 +29530,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue32_v2(void *stream, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue32_v2(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_v2])(stream, addr, value, flags);
@@ -29589,7 +29589,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue32_v2_ptsz(void *stream, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue32_v2_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue32_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_v2_ptsz])(stream, addr, value, flags);
@@ -29648,7 +29648,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue64(void *stream, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue64(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64])(stream, addr, value, flags);
@@ -29707,7 +29707,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue64_ptsz(void *stream, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue64_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_ptsz])(stream, addr, value, flags);
@@ -29766,7 +29766,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue64_v2(void *stream, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue64_v2(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_v2])(stream, addr, value, flags);
@@ -29825,7 +29825,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuStreamWriteValue64_v2_ptsz(void *stream, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuStreamWriteValue64_v2_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuStreamWriteValue64_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_v2_ptsz])(stream, addr, value, flags);
@@ -29889,7 +29889,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSurfObjectCreate(void *pSurfObject, void *pRe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectCreate(struct cutap_counter *cutap_c, void *pSurfObject, void *pResDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuSurfObjectCreate])(pSurfObject, pResDesc);
@@ -29945,7 +29945,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSurfObjectDestroy(unsigned long long surfObje
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectDestroy(struct cutap_counter *cutap_c, unsigned long long surfObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuSurfObjectDestroy])(surfObject);
@@ -30002,7 +30002,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSurfObjectGetResourceDesc(void *pResDesc, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfObjectGetResourceDesc(struct cutap_counter *cutap_c, void *pResDesc, unsigned long long surfObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectGetResourceDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfObjectGetResourceDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuSurfObjectGetResourceDesc])(pResDesc, surfObject);
@@ -30066,7 +30066,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSurfRefGetArray(void *phArray, void *hSurfRef
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfRefGetArray(struct cutap_counter *cutap_c, void *phArray, void *hSurfRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfRefGetArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfRefGetArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuSurfRefGetArray])(phArray, hSurfRef);
@@ -30124,7 +30124,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuSurfRefSetArray(void *hSurfRef, void *hArray,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuSurfRefSetArray(struct cutap_counter *cutap_c, void *hSurfRef, void *hArray, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfRefSetArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuSurfRefSetArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuSurfRefSetArray])(hSurfRef, hArray, Flags);
@@ -30194,7 +30194,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTensorMapEncodeIm2col(void *tensorMap, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeIm2col(struct cutap_counter *cutap_c, void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *pixelBoxLowerCorner, void *pixelBoxUpperCorner, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeIm2col);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeIm2col, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeIm2col])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -30265,7 +30265,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTensorMapEncodeIm2colWide(void *tensorMap, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeIm2colWide(struct cutap_counter *cutap_c, void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int mode, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeIm2colWide);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeIm2colWide, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, int, int, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeIm2colWide])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
@@ -30332,7 +30332,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTensorMapEncodeTiled(void *tensorMap, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapEncodeTiled(struct cutap_counter *cutap_c, void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *boxDim, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeTiled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapEncodeTiled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeTiled])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -30389,7 +30389,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTensorMapReplaceAddress(void *tensorMap, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTensorMapReplaceAddress(struct cutap_counter *cutap_c, void *tensorMap, void *globalAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapReplaceAddress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTensorMapReplaceAddress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTensorMapReplaceAddress])(tensorMap, globalAddress);
@@ -30455,7 +30455,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexObjectCreate(void *pTexObject, void *pResD
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectCreate(struct cutap_counter *cutap_c, void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuTexObjectCreate])(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -30511,7 +30511,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexObjectDestroy(unsigned long long texObject
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectDestroy(struct cutap_counter *cutap_c, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuTexObjectDestroy])(texObject);
@@ -30568,7 +30568,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexObjectGetResourceDesc(void *pResDesc, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetResourceDesc(struct cutap_counter *cutap_c, void *pResDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetResourceDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetResourceDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetResourceDesc])(pResDesc, texObject);
@@ -30625,7 +30625,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexObjectGetResourceViewDesc(void *pResViewDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetResourceViewDesc(struct cutap_counter *cutap_c, void *pResViewDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetResourceViewDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetResourceViewDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetResourceViewDesc])(pResViewDesc, texObject);
@@ -30682,7 +30682,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexObjectGetTextureDesc(void *pTexDesc, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexObjectGetTextureDesc(struct cutap_counter *cutap_c, void *pTexDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetTextureDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexObjectGetTextureDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetTextureDesc])(pTexDesc, texObject);
@@ -30745,7 +30745,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefCreate(void *pTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefCreate(struct cutap_counter *cutap_c, void *pTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuTexRefCreate])(pTexRef);
@@ -30801,7 +30801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefDestroy(void *hTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefDestroy(struct cutap_counter *cutap_c, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuTexRefDestroy])(hTexRef);
@@ -30865,7 +30865,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetAddress(void *pdptr, void *hTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddress(struct cutap_counter *cutap_c, void *pdptr, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetAddress])(pdptr, hTexRef);
@@ -30930,7 +30930,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetAddressMode(void *pam, void *hTexRef
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddressMode(struct cutap_counter *cutap_c, void *pam, void *hTexRef, int dim)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddressMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddressMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cuTexRefGetAddressMode])(pam, hTexRef, dim);
@@ -30994,7 +30994,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetAddress_v2(void *pdptr, void *hTexRe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetAddress_v2(struct cutap_counter *cutap_c, void *pdptr, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddress_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetAddress_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetAddress_v2])(pdptr, hTexRef);
@@ -31058,7 +31058,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetArray(void *phArray, void *hTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetArray(struct cutap_counter *cutap_c, void *phArray, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetArray])(phArray, hTexRef);
@@ -31115,7 +31115,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetBorderColor(void *pBorderColor, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetBorderColor(struct cutap_counter *cutap_c, void *pBorderColor, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetBorderColor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetBorderColor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetBorderColor])(pBorderColor, hTexRef);
@@ -31179,7 +31179,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetFilterMode(void *pfm, void *hTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFilterMode(struct cutap_counter *cutap_c, void *pfm, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFilterMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFilterMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFilterMode])(pfm, hTexRef);
@@ -31243,7 +31243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetFlags(void *pFlags, void *hTexRef)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFlags(struct cutap_counter *cutap_c, void *pFlags, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFlags])(pFlags, hTexRef);
@@ -31313,7 +31313,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetFormat(void *pFormat, void *pNumChan
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetFormat(struct cutap_counter *cutap_c, void *pFormat, void *pNumChannels, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFormat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetFormat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFormat])(pFormat, pNumChannels, hTexRef);
@@ -31377,7 +31377,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetMaxAnisotropy(void *pmaxAniso, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMaxAnisotropy(struct cutap_counter *cutap_c, void *pmaxAniso, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMaxAnisotropy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMaxAnisotropy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMaxAnisotropy])(pmaxAniso, hTexRef);
@@ -31441,7 +31441,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetMipmapFilterMode(void *pfm, void *hT
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapFilterMode(struct cutap_counter *cutap_c, void *pfm, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapFilterMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapFilterMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapFilterMode])(pfm, hTexRef);
@@ -31505,7 +31505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetMipmapLevelBias(void *pbias, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapLevelBias(struct cutap_counter *cutap_c, void *pbias, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapLevelBias);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapLevelBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapLevelBias])(pbias, hTexRef);
@@ -31575,7 +31575,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetMipmapLevelClamp(void *pminMipmapLev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmapLevelClamp(struct cutap_counter *cutap_c, void *pminMipmapLevelClamp, void *pmaxMipmapLevelClamp, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapLevelClamp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmapLevelClamp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapLevelClamp])(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
@@ -31639,7 +31639,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefGetMipmappedArray(void *phMipmappedArra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefGetMipmappedArray(struct cutap_counter *cutap_c, void *phMipmappedArray, void *hTexRef)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefGetMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmappedArray])(phMipmappedArray, hTexRef);
@@ -31705,7 +31705,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetAddress(void *ByteOffset, void *hTex
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddress(struct cutap_counter *cutap_c, void *ByteOffset, void *hTexRef, unsigned int dptr, unsigned int bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetAddress])(ByteOffset, hTexRef, dptr, bytes);
@@ -31763,7 +31763,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetAddressMode(void *hTexRef, int dim, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddressMode(struct cutap_counter *cutap_c, void *hTexRef, int dim, unsigned int am)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddressMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddressMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetAddressMode])(hTexRef, dim, am);
@@ -31829,7 +31829,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetAddress_v2(void *ByteOffset, void *h
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetAddress_v2(struct cutap_counter *cutap_c, void *ByteOffset, void *hTexRef, unsigned long long dptr, unsigned long bytes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddress_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetAddress_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuTexRefSetAddress_v2])(ByteOffset, hTexRef, dptr, bytes);
@@ -31887,7 +31887,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetArray(void *hTexRef, void *hArray, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetArray(struct cutap_counter *cutap_c, void *hTexRef, void *hArray, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetArray])(hTexRef, hArray, Flags);
@@ -31944,7 +31944,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetBorderColor(void *hTexRef, void *pBo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetBorderColor(struct cutap_counter *cutap_c, void *hTexRef, void *pBorderColor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetBorderColor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetBorderColor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefSetBorderColor])(hTexRef, pBorderColor);
@@ -32001,7 +32001,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetFilterMode(void *hTexRef, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFilterMode(struct cutap_counter *cutap_c, void *hTexRef, unsigned int fm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFilterMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFilterMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetFilterMode])(hTexRef, fm);
@@ -32058,7 +32058,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetFlags(void *hTexRef, unsigned int Fl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFlags(struct cutap_counter *cutap_c, void *hTexRef, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetFlags])(hTexRef, Flags);
@@ -32116,7 +32116,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetFormat(void *hTexRef, unsigned int f
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetFormat(struct cutap_counter *cutap_c, void *hTexRef, unsigned int fmt, int NumPackedComponents)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFormat);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetFormat, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuTexRefSetFormat])(hTexRef, fmt, NumPackedComponents);
@@ -32173,7 +32173,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetMaxAnisotropy(void *hTexRef, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMaxAnisotropy(struct cutap_counter *cutap_c, void *hTexRef, unsigned int maxAniso)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMaxAnisotropy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMaxAnisotropy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMaxAnisotropy])(hTexRef, maxAniso);
@@ -32230,7 +32230,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetMipmapFilterMode(void *hTexRef, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapFilterMode(struct cutap_counter *cutap_c, void *hTexRef, unsigned int fm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapFilterMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapFilterMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMipmapFilterMode])(hTexRef, fm);
@@ -32287,7 +32287,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetMipmapLevelBias(void *hTexRef, float
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapLevelBias(struct cutap_counter *cutap_c, void *hTexRef, float bias)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapLevelBias);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapLevelBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, float))cutap_real[CUTAP_ID_cuTexRefSetMipmapLevelBias])(hTexRef, bias);
@@ -32345,7 +32345,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetMipmapLevelClamp(void *hTexRef, floa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmapLevelClamp(struct cutap_counter *cutap_c, void *hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapLevelClamp);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmapLevelClamp, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, float, float))cutap_real[CUTAP_ID_cuTexRefSetMipmapLevelClamp])(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -32403,7 +32403,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuTexRefSetMipmappedArray(void *hTexRef, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuTexRefSetMipmappedArray(struct cutap_counter *cutap_c, void *hTexRef, void *hMipmappedArray, unsigned int Flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuTexRefSetMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMipmappedArray])(hTexRef, hMipmappedArray, Flags);
@@ -32466,7 +32466,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuThreadExchangeStreamCaptureMode(void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuThreadExchangeStreamCaptureMode(struct cutap_counter *cutap_c, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuThreadExchangeStreamCaptureMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuThreadExchangeStreamCaptureMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuThreadExchangeStreamCaptureMode])(mode);
@@ -32533,7 +32533,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuUserObjectCreate(void *object_out, void *ptr,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectCreate(struct cutap_counter *cutap_c, void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuUserObjectCreate])(object_out, ptr, destroy, initialRefcount, flags);
@@ -32590,7 +32590,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuUserObjectRelease(void *object, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectRelease(struct cutap_counter *cutap_c, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectRelease);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectRelease, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuUserObjectRelease])(object, count);
@@ -32647,7 +32647,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuUserObjectRetain(void *object, unsigned int c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuUserObjectRetain(struct cutap_counter *cutap_c, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectRetain);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuUserObjectRetain, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuUserObjectRetain])(object, count);
@@ -32714,7 +32714,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuVDPAUCtxCreate(void *pCtx, unsigned int flags
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUCtxCreate(struct cutap_counter *cutap_c, void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUCtxCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUCtxCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUCtxCreate])(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
@@ -32781,7 +32781,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuVDPAUCtxCreate_v2(void *pCtx, unsigned int fl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUCtxCreate_v2(struct cutap_counter *cutap_c, void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUCtxCreate_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUCtxCreate_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUCtxCreate_v2])(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
@@ -32846,7 +32846,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuVDPAUGetDevice(void *pDevice, unsigned int vd
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuVDPAUGetDevice(struct cutap_counter *cutap_c, void *pDevice, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuVDPAUGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUGetDevice])(pDevice, vdpDevice, vdpGetProcAddress);
@@ -32905,7 +32905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuWaitExternalSemaphoresAsync(void *extSemArray
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuWaitExternalSemaphoresAsync(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuWaitExternalSemaphoresAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuWaitExternalSemaphoresAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuWaitExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
@@ -32964,7 +32964,7 @@ CUTAP_SLOW unsigned int cutap_tr_cuWaitExternalSemaphoresAsync_ptsz(void *extSem
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuWaitExternalSemaphoresAsync_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);

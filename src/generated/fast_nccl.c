@@ -85,7 +85,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAllGather(void *sendbuff, void *recvbuff, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllGather(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllGather);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllGather, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllGather])(sendbuff, recvbuff, sendcount, datatype, comm, stream);
@@ -147,7 +147,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAllReduce(void *sendbuff, void *recvbuff, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllReduce(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllReduce);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllReduce, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllReduce])(sendbuff, recvbuff, count, datatype, op, comm, stream);
@@ -208,7 +208,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAlltoAll(void *sendbuff, void *recvbuff, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAlltoAll(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAlltoAll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAlltoAll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAlltoAll])(sendbuff, recvbuff, count, datatype, comm, stream);
@@ -269,7 +269,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclBcast(void *buff, unsigned long count, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBcast(struct cutap_counter *cutap_c, void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBcast);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBcast, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBcast])(buff, count, datatype, root, comm, stream);
@@ -331,7 +331,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclBroadcast(void *sendbuff, void *recvbuff, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBroadcast(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBroadcast);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBroadcast, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBroadcast])(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -387,7 +387,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommAbort(void *comm)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommAbort(struct cutap_counter *cutap_c, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommAbort);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommAbort, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommAbort])(comm);
@@ -444,7 +444,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommCount(void *comm, void *count)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCount(struct cutap_counter *cutap_c, void *comm, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCount])(comm, count);
@@ -501,7 +501,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommCuDevice(void *comm, void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCuDevice(struct cutap_counter *cutap_c, void *comm, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCuDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCuDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCuDevice])(comm, device);
@@ -558,7 +558,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommDeregister(void *comm, void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDeregister(struct cutap_counter *cutap_c, void *comm, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDeregister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDeregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommDeregister])(comm, handle);
@@ -614,7 +614,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommDestroy(void *comm)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDestroy(struct cutap_counter *cutap_c, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommDestroy])(comm);
@@ -670,7 +670,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommFinalize(void *comm)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommFinalize(struct cutap_counter *cutap_c, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommFinalize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommFinalize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommFinalize])(comm);
@@ -727,7 +727,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommGetAsyncError(void *comm, void *asyncEr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommGetAsyncError(struct cutap_counter *cutap_c, void *comm, void *asyncError)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommGetAsyncError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommGetAsyncError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommGetAsyncError])(comm, asyncError);
@@ -792,7 +792,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitAll(void *comm, int ndev, void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitAll(struct cutap_counter *cutap_c, void *comm, int ndev, void *devlist)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitAll);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitAll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_ncclCommInitAll])(comm, ndev, devlist);
@@ -858,7 +858,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRank(void *comm, int nranks, struct
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRank(struct cutap_counter *cutap_c, void *comm, int nranks, struct cutap_sv_anon commId, int rank)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRank);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRank, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_real[CUTAP_ID_ncclCommInitRank])(comm, nranks, commId, rank);
@@ -925,7 +925,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankConfig(void *comm, int nranks, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankConfig(struct cutap_counter *cutap_c, void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_real[CUTAP_ID_ncclCommInitRankConfig])(comm, nranks, commId, rank, config);
@@ -993,7 +993,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankScalable(void *newcomm, int nra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankScalable(struct cutap_counter *cutap_c, void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankScalable);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankScalable, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommInitRankScalable])(newcomm, nranks, myrank, nId, commIds, config);
@@ -1059,7 +1059,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommRegister(void *comm, void *buff, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRegister(struct cutap_counter *cutap_c, void *comm, void *buff, unsigned long size, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRegister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_ncclCommRegister])(comm, buff, size, handle);
@@ -1116,7 +1116,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommRevoke(void *comm, int revokeFlags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRevoke(struct cutap_counter *cutap_c, void *comm, int revokeFlags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRevoke);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRevoke, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_ncclCommRevoke])(comm, revokeFlags);
@@ -1184,7 +1184,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommShrink(void *comm, void *excludeRanksLi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommShrink(struct cutap_counter *cutap_c, void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommShrink);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommShrink, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_ncclCommShrink])(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
@@ -1251,7 +1251,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommSplit(void *comm, int color, int key, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommSplit(struct cutap_counter *cutap_c, void *comm, int color, int key, void *newcomm, void *config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommSplit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommSplit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommSplit])(comm, color, key, newcomm, config);
@@ -1308,7 +1308,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommUserRank(void *comm, void *rank)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommUserRank(struct cutap_counter *cutap_c, void *comm, void *rank)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommUserRank);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommUserRank, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommUserRank])(comm, rank);
@@ -1365,7 +1365,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommWindowDeregister(void *comm, void *win)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowDeregister(struct cutap_counter *cutap_c, void *comm, void *win)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowDeregister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowDeregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommWindowDeregister])(comm, win);
@@ -1432,7 +1432,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommWindowRegister(void *comm, void *buff, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowRegister(struct cutap_counter *cutap_c, void *comm, void *buff, unsigned long size, void *win, int winFlags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowRegister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_real[CUTAP_ID_ncclCommWindowRegister])(comm, buff, size, win, winFlags);
@@ -1494,7 +1494,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGather(void *sendbuff, void *recvbuff, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGather(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGather);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGather, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclGather])(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -1550,7 +1550,7 @@ CUTAP_SLOW void * cutap_tr_ncclGetErrorString(unsigned int result)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_ncclGetErrorString(struct cutap_counter *cutap_c, unsigned int result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_ncclGetErrorString])(result);
@@ -1606,7 +1606,7 @@ CUTAP_SLOW void * cutap_tr_ncclGetLastError(void *comm)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_ncclGetLastError(struct cutap_counter *cutap_c, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetLastError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetLastError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_ncclGetLastError])(comm);
@@ -1662,7 +1662,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGetUniqueId(void *uniqueId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetUniqueId(struct cutap_counter *cutap_c, void *uniqueId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetUniqueId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetUniqueId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetUniqueId])(uniqueId);
@@ -1718,7 +1718,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGetVersion(void *version)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetVersion(struct cutap_counter *cutap_c, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetVersion])(version);
@@ -1772,7 +1772,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGroupEnd(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupEnd(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupEnd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupEnd])();
@@ -1828,7 +1828,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGroupSimulateEnd(void *simInfo)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupSimulateEnd(struct cutap_counter *cutap_c, void *simInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupSimulateEnd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupSimulateEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGroupSimulateEnd])(simInfo);
@@ -1882,7 +1882,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGroupStart(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupStart(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupStart);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupStart, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupStart])();
@@ -1946,7 +1946,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclMemAlloc(void *ptr, unsigned long size)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemAlloc(struct cutap_counter *cutap_c, void *ptr, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_ncclMemAlloc])(ptr, size);
@@ -2002,7 +2002,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclMemFree(void *ptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemFree(struct cutap_counter *cutap_c, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclMemFree])(ptr);
@@ -2063,7 +2063,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclRecv(void *recvbuff, unsigned long count, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRecv(struct cutap_counter *cutap_c, void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRecv);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRecv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclRecv])(recvbuff, count, datatype, peer, comm, stream);
@@ -2123,7 +2123,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclRedOpCreatePreMulSum(void *op, void *scalar
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpCreatePreMulSum(struct cutap_counter *cutap_c, void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpCreatePreMulSum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpCreatePreMulSum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpCreatePreMulSum])(op, scalar, datatype, residence, comm);
@@ -2180,7 +2180,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclRedOpDestroy(unsigned int op, void *comm)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpDestroy(struct cutap_counter *cutap_c, unsigned int op, void *comm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpDestroy])(op, comm);
@@ -2243,7 +2243,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclReduce(void *sendbuff, void *recvbuff, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduce(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduce);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduce, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclReduce])(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
@@ -2305,7 +2305,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclReduceScatter(void *sendbuff, void *recvbuf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduceScatter(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduceScatter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduceScatter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclReduceScatter])(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
@@ -2359,7 +2359,7 @@ CUTAP_SLOW void cutap_tr_ncclResetDebugInit(void)
 }
 static __attribute__((noinline, cold)) void cutap_cs_ncclResetDebugInit(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclResetDebugInit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclResetDebugInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void))cutap_real[CUTAP_ID_ncclResetDebugInit])();
@@ -2425,7 +2425,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclScatter(void *sendbuff, void *recvbuff, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclScatter(struct cutap_counter *cutap_c, void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclScatter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclScatter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclScatter])(sendbuff, recvbuff, count, datatype, root, comm, stream);
@@ -2486,7 +2486,7 @@ CUTAP_SLOW unsigned int cutap_tr_ncclSend(void *sendbuff, unsigned long count, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclSend(struct cutap_counter *cutap_c, void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclSend);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclSend, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclSend])(sendbuff, count, datatype, peer, comm, stream);

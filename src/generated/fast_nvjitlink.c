@@ -60,7 +60,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_12_4(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete_12_4(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
@@ -116,7 +116,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_13_0(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete_13_0(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_13_0])(handle);
@@ -181,7 +181,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkCreate_13_0(void *handle, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkCreate_13_0(struct cutap_counter *cutap_c, void *handle, unsigned int numOptions, void *options)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkCreate_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkCreate_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID___nvJitLinkCreate_13_0])(handle, numOptions, options);
@@ -244,7 +244,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_12_4(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_12_4(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
@@ -307,7 +307,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_13_0(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_13_0(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_13_0])(handle);
@@ -364,7 +364,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_12_4(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetErrorLogSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
@@ -421,7 +421,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_13_0(void *handle, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetErrorLogSize_13_0(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
@@ -478,7 +478,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetInfoLogSize_12_4(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoLogSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
@@ -535,7 +535,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetInfoLogSize_13_0(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoLogSize_13_0(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0])(handle, size);
@@ -592,7 +592,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_12_4(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
@@ -649,7 +649,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_13_0(void *handle
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubinSize_13_0(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0])(handle, size);
@@ -706,7 +706,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_12_4(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubin_12_4(struct cutap_counter *cutap_c, void *handle, void *cubin)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
@@ -763,7 +763,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_13_0(void *handle, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedCubin_13_0(struct cutap_counter *cutap_c, void *handle, void *cubin)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
@@ -820,7 +820,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedPtxSize_12_4(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
@@ -877,7 +877,7 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedPtxSize_13_0(void *handle, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinkedPtxSize_13_0(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0])(handle, size);
@@ -933,7 +933,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkComplete(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkComplete(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkComplete);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkComplete, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkComplete])(handle);
@@ -998,7 +998,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkCreate(void *handle, unsigned int numO
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkCreate(struct cutap_counter *cutap_c, void *handle, unsigned int numOptions, void *options)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvJitLinkCreate])(handle, numOptions, options);
@@ -1061,7 +1061,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkDestroy(void *handle)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkDestroy(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkDestroy])(handle);
@@ -1118,7 +1118,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetErrorLogSize(void *handle, void *si
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetErrorLogSize(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetErrorLogSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetErrorLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetErrorLogSize])(handle, size);
@@ -1175,7 +1175,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetInfoLogSize(void *handle, void *siz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetInfoLogSize(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetInfoLogSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetInfoLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetInfoLogSize])(handle, size);
@@ -1232,7 +1232,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedCubin(void *handle, void *cub
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedCubin(struct cutap_counter *cutap_c, void *handle, void *cubin)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubin);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubin])(handle, cubin);
@@ -1289,7 +1289,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedCubinSize(void *handle, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedCubinSize(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubinSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubinSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubinSize])(handle, size);
@@ -1346,7 +1346,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedPtxSize(void *handle, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedPtxSize(struct cutap_counter *cutap_c, void *handle, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedPtxSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedPtxSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedPtxSize])(handle, size);
@@ -1403,7 +1403,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkVersion(void *major, void *minor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkVersion(struct cutap_counter *cutap_c, void *major, void *minor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkVersion])(major, minor);

@@ -296,7 +296,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlComputeInstanceDestroy(void *computeInstanc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlComputeInstanceDestroy(struct cutap_counter *cutap_c, void *computeInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlComputeInstanceDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlComputeInstanceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlComputeInstanceDestroy])(computeInstance);
@@ -352,7 +352,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearAccountingPids(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearAccountingPids(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearAccountingPids);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearAccountingPids])(device);
@@ -408,7 +408,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearCpuAffinity(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearCpuAffinity(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearCpuAffinity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearCpuAffinity])(device);
@@ -465,7 +465,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearEccErrorCounts(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearEccErrorCounts(struct cutap_counter *cutap_c, void *device, unsigned int counterType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearEccErrorCounts);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearEccErrorCounts, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceClearEccErrorCounts])(device, counterType);
@@ -530,7 +530,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceCreateGpuInstance(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceCreateGpuInstance(struct cutap_counter *cutap_c, void *device, unsigned int profileId, void *gpuInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceCreateGpuInstance);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceCreateGpuInstance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceCreateGpuInstance])(device, profileId, gpuInstance);
@@ -586,7 +586,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceDiscoverGpus(void *pciInfo)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceDiscoverGpus(struct cutap_counter *cutap_c, void *pciInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceDiscoverGpus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceDiscoverGpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceDiscoverGpus])(pciInfo);
@@ -645,7 +645,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceFreezeNvLinkUtilizationCounter(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceFreezeNvLinkUtilizationCounter(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter, unsigned int freeze)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter])(device, link, counter, freeze);
@@ -710,7 +710,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAPIRestriction(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAPIRestriction(struct cutap_counter *cutap_c, void *device, unsigned int apiType, void *isRestricted)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAPIRestriction);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAPIRestriction, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAPIRestriction])(device, apiType, isRestricted);
@@ -774,7 +774,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingBufferSize(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccountingBufferSize(struct cutap_counter *cutap_c, void *device, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingBufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingBufferSize])(device, bufferSize);
@@ -838,7 +838,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingMode(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccountingMode(struct cutap_counter *cutap_c, void *device, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingMode])(device, mode);
@@ -908,7 +908,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingPids(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccountingPids(struct cutap_counter *cutap_c, void *device, void *count, void *pids)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingPids);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingPids])(device, count, pids);
@@ -978,7 +978,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetActiveVgpus(void *device, void *vg
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetActiveVgpus(struct cutap_counter *cutap_c, void *device, void *vgpuCount, void *vgpuInstances)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetActiveVgpus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetActiveVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetActiveVgpus])(device, vgpuCount, vgpuInstances);
@@ -1042,7 +1042,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAdaptiveClockInfoStatus(void *devi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAdaptiveClockInfoStatus(struct cutap_counter *cutap_c, void *device, void *adaptiveClockStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus])(device, adaptiveClockStatus);
@@ -1106,7 +1106,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAddressingMode(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAddressingMode(struct cutap_counter *cutap_c, void *device, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAddressingMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAddressingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAddressingMode])(device, mode);
@@ -1171,7 +1171,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetApplicationsClock(void *device, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetApplicationsClock(struct cutap_counter *cutap_c, void *device, unsigned int clockType, void *clockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetApplicationsClock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetApplicationsClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetApplicationsClock])(device, clockType, clockMHz);
@@ -1235,7 +1235,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetArchitecture(void *device, void *a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetArchitecture(struct cutap_counter *cutap_c, void *device, void *arch)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetArchitecture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetArchitecture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetArchitecture])(device, arch);
@@ -1305,7 +1305,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAutoBoostedClocksEnabled(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAutoBoostedClocksEnabled(struct cutap_counter *cutap_c, void *device, void *isEnabled, void *defaultIsEnabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled])(device, isEnabled, defaultIsEnabled);
@@ -1369,7 +1369,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBoardId(void *device, void *boardI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBoardId(struct cutap_counter *cutap_c, void *device, void *boardId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBoardId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBoardId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBoardId])(device, boardId);
@@ -1433,7 +1433,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBrand(void *device, void *type)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBrand(struct cutap_counter *cutap_c, void *device, void *type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBrand);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBrand, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBrand])(device, type);
@@ -1490,7 +1490,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBridgeChipInfo(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBridgeChipInfo(struct cutap_counter *cutap_c, void *device, void *bridgeHierarchy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBridgeChipInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBridgeChipInfo])(device, bridgeHierarchy);
@@ -1554,7 +1554,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBusType(void *device, void *type)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBusType(struct cutap_counter *cutap_c, void *device, void *type)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBusType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBusType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBusType])(device, type);
@@ -1618,7 +1618,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetC2cModeInfoV(void *device, void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetC2cModeInfoV(struct cutap_counter *cutap_c, void *device, void *c2cModeInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetC2cModeInfoV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetC2cModeInfoV])(device, c2cModeInfo);
@@ -1682,7 +1682,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCapabilities(void *device, void *c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCapabilities(struct cutap_counter *cutap_c, void *device, void *caps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCapabilities])(device, caps);
@@ -1739,7 +1739,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClkMonStatus(void *device, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClkMonStatus(struct cutap_counter *cutap_c, void *device, void *status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClkMonStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClkMonStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClkMonStatus])(device, status);
@@ -1805,7 +1805,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClock(void *device, unsigned int c
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClock(struct cutap_counter *cutap_c, void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClock])(device, clockType, clockId, clockMHz);
@@ -1870,7 +1870,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClockInfo(void *device, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClockInfo(struct cutap_counter *cutap_c, void *device, unsigned int type, void *clock)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClockInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClockInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClockInfo])(device, type, clock);
@@ -1934,7 +1934,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetComputeInstanceId(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComputeInstanceId(struct cutap_counter *cutap_c, void *device, void *id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeInstanceId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeInstanceId])(device, id);
@@ -1998,7 +1998,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetComputeMode(void *device, void *mo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComputeMode(struct cutap_counter *cutap_c, void *device, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeMode])(device, mode);
@@ -2055,7 +2055,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetConfComputeGpuAttestationReport(vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfComputeGpuAttestationReport(struct cutap_counter *cutap_c, void *device, void *gpuAtstReport)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport])(device, gpuAtstReport);
@@ -2112,7 +2112,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetConfComputeGpuCertificate(void *de
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfComputeGpuCertificate(struct cutap_counter *cutap_c, void *device, void *gpuCert)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate])(device, gpuCert);
@@ -2175,7 +2175,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCount_v2(void *deviceCount)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCount_v2(struct cutap_counter *cutap_c, void *deviceCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCount_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCount_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceGetCount_v2])(deviceCount);
@@ -2240,7 +2240,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinity(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAffinity(struct cutap_counter *cutap_c, void *device, unsigned int cpuSetSize, void *cpuSet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinity])(device, cpuSetSize, cpuSet);
@@ -2306,7 +2306,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinityWithinScope(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAffinityWithinScope(struct cutap_counter *cutap_c, void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope])(device, cpuSetSize, cpuSet, scope);
@@ -2376,7 +2376,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCreatableVgpus(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCreatableVgpus(struct cutap_counter *cutap_c, void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCreatableVgpus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCreatableVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCreatableVgpus])(device, vgpuCount, vgpuTypeIds);
@@ -2446,7 +2446,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCudaComputeCapability(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCudaComputeCapability(struct cutap_counter *cutap_c, void *device, void *major, void *minor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCudaComputeCapability);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCudaComputeCapability])(device, major, minor);
@@ -2510,7 +2510,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrPcieLinkGeneration(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPcieLinkGeneration(struct cutap_counter *cutap_c, void *device, void *currLinkGen)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration])(device, currLinkGen);
@@ -2574,7 +2574,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrPcieLinkWidth(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPcieLinkWidth(struct cutap_counter *cutap_c, void *device, void *currLinkWidth)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth])(device, currLinkWidth);
@@ -2631,7 +2631,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClockFreqs(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrentClockFreqs(struct cutap_counter *cutap_c, void *device, void *currentClockFreqs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs])(device, currentClockFreqs);
@@ -2695,7 +2695,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClocksEventReasons(void *de
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrentClocksEventReasons(struct cutap_counter *cutap_c, void *device, void *clocksEventReasons)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons])(device, clocksEventReasons);
@@ -2759,7 +2759,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClocksThrottleReasons(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrentClocksThrottleReasons(struct cutap_counter *cutap_c, void *device, void *clocksThrottleReasons)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons])(device, clocksThrottleReasons);
@@ -2829,7 +2829,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDecoderUtilization(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDecoderUtilization(struct cutap_counter *cutap_c, void *device, void *utilization, void *samplingPeriodUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDecoderUtilization);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDecoderUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDecoderUtilization])(device, utilization, samplingPeriodUs);
@@ -2894,7 +2894,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDefaultApplicationsClock(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaultApplicationsClock(struct cutap_counter *cutap_c, void *device, unsigned int clockType, void *clockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock])(device, clockType, clockMHz);
@@ -2958,7 +2958,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDefaultEccMode(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaultEccMode(struct cutap_counter *cutap_c, void *device, void *defaultMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultEccMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultEccMode])(device, defaultMode);
@@ -3022,7 +3022,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(struct cutap_counter *cutap_c, void *migDevice, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle])(migDevice, device);
@@ -3086,7 +3086,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDisplayActive(void *device, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDisplayActive(struct cutap_counter *cutap_c, void *device, void *isActive)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayActive);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayActive, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayActive])(device, isActive);
@@ -3150,7 +3150,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDisplayMode(void *device, void *di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDisplayMode(struct cutap_counter *cutap_c, void *device, void *display)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayMode])(device, display);
@@ -3220,7 +3220,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDramEncryptionMode(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDramEncryptionMode(struct cutap_counter *cutap_c, void *device, void *current, void *pending)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDramEncryptionMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDramEncryptionMode])(device, current, pending);
@@ -3290,7 +3290,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDriverModel_v2(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDriverModel_v2(struct cutap_counter *cutap_c, void *device, void *current, void *pending)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDriverModel_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDriverModel_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDriverModel_v2])(device, current, pending);
@@ -3347,7 +3347,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDynamicPstatesInfo(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDynamicPstatesInfo(struct cutap_counter *cutap_c, void *device, void *pDynamicPstatesInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo])(device, pDynamicPstatesInfo);
@@ -3417,7 +3417,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEccMode(void *device, void *curren
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEccMode(struct cutap_counter *cutap_c, void *device, void *current, void *pending)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEccMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEccMode])(device, current, pending);
@@ -3482,7 +3482,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderCapacity(void *device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncoderCapacity(struct cutap_counter *cutap_c, void *device, unsigned int encoderQueryType, void *encoderCapacity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderCapacity])(device, encoderQueryType, encoderCapacity);
@@ -3552,7 +3552,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderUtilization(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncoderUtilization(struct cutap_counter *cutap_c, void *device, void *utilization, void *samplingPeriodUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderUtilization);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderUtilization])(device, utilization, samplingPeriodUs);
@@ -3616,7 +3616,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEnforcedPowerLimit(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEnforcedPowerLimit(struct cutap_counter *cutap_c, void *device, void *limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit])(device, limit);
@@ -3681,7 +3681,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanControlPolicy_v2(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanControlPolicy_v2(struct cutap_counter *cutap_c, void *device, unsigned int fan, void *policy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2])(device, fan, policy);
@@ -3745,7 +3745,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanSpeed(void *device, void *speed
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpeed(struct cutap_counter *cutap_c, void *device, void *speed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed])(device, speed);
@@ -3810,7 +3810,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanSpeed_v2(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpeed_v2(struct cutap_counter *cutap_c, void *device, unsigned int fan, void *speed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed_v2])(device, fan, speed);
@@ -3880,7 +3880,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClkMinMaxVfOffset(struct cutap_counter *cutap_c, void *device, void *minOffset, void *maxOffset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset])(device, minOffset, maxOffset);
@@ -3944,7 +3944,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpcClkVfOffset(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClkVfOffset(struct cutap_counter *cutap_c, void *device, void *offset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset])(device, offset);
@@ -4009,7 +4009,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceById(void *device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstanceById(struct cutap_counter *cutap_c, void *device, unsigned int id, void *gpuInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceById);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceById, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceById])(device, id, gpuInstance);
@@ -4073,7 +4073,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceId(void *device, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstanceId(struct cutap_counter *cutap_c, void *device, void *id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceId])(device, id);
@@ -4144,7 +4144,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstancePossiblePlacements_v2(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstancePossiblePlacements_v2(struct cutap_counter *cutap_c, void *device, unsigned int profileId, void *placements, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2])(device, profileId, placements, count);
@@ -4202,7 +4202,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoByIdV(struct cutap_counter *cutap_c, void *device, unsigned int profileId, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV])(device, profileId, info);
@@ -4260,7 +4260,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceProfileInfoV(void *devi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoV(struct cutap_counter *cutap_c, void *device, unsigned int profile, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV])(device, profile, info);
@@ -4325,7 +4325,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceRemainingCapacity(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstanceRemainingCapacity(struct cutap_counter *cutap_c, void *device, unsigned int profileId, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity])(device, profileId, count);
@@ -4396,7 +4396,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstances(void *device, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuInstances(struct cutap_counter *cutap_c, void *device, unsigned int profileId, void *gpuInstances, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstances);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstances])(device, profileId, gpuInstances, count);
@@ -4460,7 +4460,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuMaxPcieLinkGeneration(struct cutap_counter *cutap_c, void *device, void *maxLinkGenDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration])(device, maxLinkGenDevice);
@@ -4530,7 +4530,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuOperationMode(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuOperationMode(struct cutap_counter *cutap_c, void *device, void *current, void *pending)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuOperationMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuOperationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuOperationMode])(device, current, pending);
@@ -4587,7 +4587,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGridLicensableFeatures_v4(void *de
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGridLicensableFeatures_v4(struct cutap_counter *cutap_c, void *device, void *pGridLicensableFeatures)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4])(device, pGridLicensableFeatures);
@@ -4657,7 +4657,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGspFirmwareMode(void *device, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGspFirmwareMode(struct cutap_counter *cutap_c, void *device, void *isEnabled, void *defaultMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGspFirmwareMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGspFirmwareMode])(device, isEnabled, defaultMode);
@@ -4721,7 +4721,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetHandleByIndex_v2(unsigned int inde
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHandleByIndex_v2(struct cutap_counter *cutap_c, unsigned int index, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2])(index, device);
@@ -4785,7 +4785,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetHostVgpuMode(void *device, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHostVgpuMode(struct cutap_counter *cutap_c, void *device, void *pHostVgpuMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHostVgpuMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHostVgpuMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHostVgpuMode])(device, pHostVgpuMode);
@@ -4849,7 +4849,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetIndex(void *device, void *index)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIndex(struct cutap_counter *cutap_c, void *device, void *index)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIndex);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIndex])(device, index);
@@ -4913,7 +4913,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetInforomConfigurationChecksum(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetInforomConfigurationChecksum(struct cutap_counter *cutap_c, void *device, void *checksum)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum])(device, checksum);
@@ -4977,7 +4977,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetIrqNum(void *device, void *irqNum)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIrqNum(struct cutap_counter *cutap_c, void *device, void *irqNum)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIrqNum);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIrqNum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIrqNum])(device, irqNum);
@@ -5047,7 +5047,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetJpgUtilization(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetJpgUtilization(struct cutap_counter *cutap_c, void *device, void *utilization, void *samplingPeriodUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetJpgUtilization);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetJpgUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetJpgUtilization])(device, utilization, samplingPeriodUs);
@@ -5117,7 +5117,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetLastBBXFlushTime(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetLastBBXFlushTime(struct cutap_counter *cutap_c, void *device, void *timestamp, void *durationUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime])(device, timestamp, durationUs);
@@ -5181,7 +5181,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMarginTemperature(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMarginTemperature(struct cutap_counter *cutap_c, void *device, void *marginTempInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMarginTemperature);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMarginTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMarginTemperature])(device, marginTempInfo);
@@ -5246,7 +5246,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxClockInfo(void *device, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxClockInfo(struct cutap_counter *cutap_c, void *device, unsigned int type, void *clock)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxClockInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxClockInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxClockInfo])(device, type, clock);
@@ -5311,7 +5311,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxCustomerBoostClock(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxCustomerBoostClock(struct cutap_counter *cutap_c, void *device, unsigned int clockType, void *clockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock])(device, clockType, clockMHz);
@@ -5375,7 +5375,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxMigDeviceCount(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxMigDeviceCount(struct cutap_counter *cutap_c, void *device, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount])(device, count);
@@ -5439,7 +5439,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxPcieLinkGeneration(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPcieLinkGeneration(struct cutap_counter *cutap_c, void *device, void *maxLinkGen)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration])(device, maxLinkGen);
@@ -5503,7 +5503,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxPcieLinkWidth(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPcieLinkWidth(struct cutap_counter *cutap_c, void *device, void *maxLinkWidth)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth])(device, maxLinkWidth);
@@ -5573,7 +5573,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemClkMinMaxVfOffset(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClkMinMaxVfOffset(struct cutap_counter *cutap_c, void *device, void *minOffset, void *maxOffset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset])(device, minOffset, maxOffset);
@@ -5637,7 +5637,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemClkVfOffset(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClkVfOffset(struct cutap_counter *cutap_c, void *device, void *offset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkVfOffset])(device, offset);
@@ -5703,7 +5703,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryAffinity(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemoryAffinity(struct cutap_counter *cutap_c, void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryAffinity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryAffinity])(device, nodeSetSize, nodeSet, scope);
@@ -5767,7 +5767,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryBusWidth(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemoryBusWidth(struct cutap_counter *cutap_c, void *device, void *busWidth)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryBusWidth);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryBusWidth])(device, busWidth);
@@ -5834,7 +5834,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryErrorCounter(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemoryErrorCounter(struct cutap_counter *cutap_c, void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter])(device, errorType, counterType, locationType, count);
@@ -5899,7 +5899,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigDeviceHandleByIndex(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigDeviceHandleByIndex(struct cutap_counter *cutap_c, void *device, unsigned int index, void *migDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex])(device, index, migDevice);
@@ -5969,7 +5969,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigMode(void *device, void *curren
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigMode(struct cutap_counter *cutap_c, void *device, void *currentMode, void *pendingMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigMode])(device, currentMode, pendingMode);
@@ -6041,7 +6041,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxClockOfPState(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMaxClockOfPState(struct cutap_counter *cutap_c, void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState])(device, type, pstate, minClockMHz, maxClockMHz);
@@ -6111,7 +6111,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxFanSpeed(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMaxFanSpeed(struct cutap_counter *cutap_c, void *device, void *minSpeed, void *maxSpeed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed])(device, minSpeed, maxSpeed);
@@ -6175,7 +6175,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinorNumber(void *device, void *mi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinorNumber(struct cutap_counter *cutap_c, void *device, void *minorNumber)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinorNumber);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinorNumber, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinorNumber])(device, minorNumber);
@@ -6239,7 +6239,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetModuleId(void *device, void *modul
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetModuleId(struct cutap_counter *cutap_c, void *device, void *moduleId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetModuleId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetModuleId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetModuleId])(device, moduleId);
@@ -6303,7 +6303,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMultiGpuBoard(void *device, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMultiGpuBoard(struct cutap_counter *cutap_c, void *device, void *multiGpuBool)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMultiGpuBoard);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMultiGpuBoard])(device, multiGpuBool);
@@ -6367,7 +6367,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumFans(void *device, void *numFan
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumFans(struct cutap_counter *cutap_c, void *device, void *numFans)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumFans);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumFans, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumFans])(device, numFans);
@@ -6431,7 +6431,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumGpuCores(void *device, void *nu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumGpuCores(struct cutap_counter *cutap_c, void *device, void *numCores)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumGpuCores);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumGpuCores, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumGpuCores])(device, numCores);
@@ -6495,7 +6495,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumaNodeId(void *device, void *nod
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumaNodeId(struct cutap_counter *cutap_c, void *device, void *node)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumaNodeId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumaNodeId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumaNodeId])(device, node);
@@ -6561,7 +6561,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkCapability(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkCapability(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int capability, void *capResult)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkCapability);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkCapability, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkCapability])(device, link, capability, capResult);
@@ -6627,7 +6627,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkErrorCounter(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkErrorCounter(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter, void *counterValue)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter])(device, link, counter, counterValue);
@@ -6684,7 +6684,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkInfo(void *device, void *inf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkInfo(struct cutap_counter *cutap_c, void *device, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkInfo])(device, info);
@@ -6749,7 +6749,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkRemoteDeviceType(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkRemoteDeviceType(struct cutap_counter *cutap_c, void *device, unsigned int link, void *pNvLinkDeviceType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType])(device, link, pNvLinkDeviceType);
@@ -6807,7 +6807,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkRemotePciInfo_v2(struct cutap_counter *cutap_c, void *device, unsigned int link, void *pci)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2])(device, link, pci);
@@ -6872,7 +6872,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkState(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkState(struct cutap_counter *cutap_c, void *device, unsigned int link, void *isActive)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkState])(device, link, isActive);
@@ -6938,7 +6938,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationControl(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkUtilizationControl(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter, void *control)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl])(device, link, counter, control);
@@ -7010,7 +7010,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationCounter(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkUtilizationCounter(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter])(device, link, counter, rxcounter, txcounter);
@@ -7075,7 +7075,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkVersion(void *device, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLinkVersion(struct cutap_counter *cutap_c, void *device, unsigned int link, void *version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkVersion])(device, link, version);
@@ -7145,7 +7145,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetOfaUtilization(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetOfaUtilization(struct cutap_counter *cutap_c, void *device, void *utilization, void *samplingPeriodUs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetOfaUtilization);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetOfaUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetOfaUtilization])(device, utilization, samplingPeriodUs);
@@ -7211,7 +7211,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetP2PStatus(void *device1, void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetP2PStatus(struct cutap_counter *cutap_c, void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetP2PStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetP2PStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetP2PStatus])(device1, device2, p2pIndex, p2pStatus);
@@ -7268,7 +7268,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPciInfo_v3(void *device, void *pci
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPciInfo_v3(struct cutap_counter *cutap_c, void *device, void *pci)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPciInfo_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPciInfo_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPciInfo_v3])(device, pci);
@@ -7332,7 +7332,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieLinkMaxSpeed(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieLinkMaxSpeed(struct cutap_counter *cutap_c, void *device, void *maxSpeed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed])(device, maxSpeed);
@@ -7396,7 +7396,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieReplayCounter(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieReplayCounter(struct cutap_counter *cutap_c, void *device, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieReplayCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieReplayCounter])(device, value);
@@ -7460,7 +7460,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieSpeed(void *device, void *pcie
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieSpeed(struct cutap_counter *cutap_c, void *device, void *pcieSpeed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieSpeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieSpeed])(device, pcieSpeed);
@@ -7525,7 +7525,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieThroughput(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieThroughput(struct cutap_counter *cutap_c, void *device, unsigned int counter, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieThroughput);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieThroughput, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieThroughput])(device, counter, value);
@@ -7582,7 +7582,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPerformanceModes(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerformanceModes(struct cutap_counter *cutap_c, void *device, void *perfModes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceModes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceModes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceModes])(device, perfModes);
@@ -7646,7 +7646,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPerformanceState(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerformanceState(struct cutap_counter *cutap_c, void *device, void *pState)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceState])(device, pState);
@@ -7710,7 +7710,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPersistenceMode(void *device, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPersistenceMode(struct cutap_counter *cutap_c, void *device, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPersistenceMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPersistenceMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPersistenceMode])(device, mode);
@@ -7774,7 +7774,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementDefaultLimit(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerManagementDefaultLimit(struct cutap_counter *cutap_c, void *device, void *defaultLimit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit])(device, defaultLimit);
@@ -7838,7 +7838,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementLimit(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerManagementLimit(struct cutap_counter *cutap_c, void *device, void *limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimit])(device, limit);
@@ -7908,7 +7908,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementLimitConstraints(vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerManagementLimitConstraints(struct cutap_counter *cutap_c, void *device, void *minLimit, void *maxLimit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints])(device, minLimit, maxLimit);
@@ -7972,7 +7972,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementMode(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerManagementMode(struct cutap_counter *cutap_c, void *device, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementMode])(device, mode);
@@ -8036,7 +8036,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerSource(void *device, void *po
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerSource(struct cutap_counter *cutap_c, void *device, void *powerSource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerSource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerSource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerSource])(device, powerSource);
@@ -8100,7 +8100,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerState(void *device, void *pSt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerState(struct cutap_counter *cutap_c, void *device, void *pState)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerState])(device, pState);
@@ -8164,7 +8164,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerUsage(void *device, void *pow
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerUsage(struct cutap_counter *cutap_c, void *device, void *power)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerUsage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerUsage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerUsage])(device, power);
@@ -8235,7 +8235,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetRetiredPages(void *device, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetiredPages(struct cutap_counter *cutap_c, void *device, unsigned int cause, void *pageCount, void *addresses)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPages);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPages, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPages])(device, cause, pageCount, addresses);
@@ -8299,7 +8299,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetRetiredPagesPendingStatus(void *de
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetiredPagesPendingStatus(struct cutap_counter *cutap_c, void *device, void *isPending)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus])(device, isPending);
@@ -8356,7 +8356,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSramEccErrorStatus(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSramEccErrorStatus(struct cutap_counter *cutap_c, void *device, void *status)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus])(device, status);
@@ -8420,7 +8420,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedClocksEventReasons(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedClocksEventReasons(struct cutap_counter *cutap_c, void *device, void *supportedClocksEventReasons)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons])(device, supportedClocksEventReasons);
@@ -8484,7 +8484,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedClocksThrottleReasons(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedClocksThrottleReasons(struct cutap_counter *cutap_c, void *device, void *supportedClocksThrottleReasons)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons])(device, supportedClocksThrottleReasons);
@@ -8548,7 +8548,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedEventTypes(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedEventTypes(struct cutap_counter *cutap_c, void *device, void *eventTypes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedEventTypes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedEventTypes])(device, eventTypes);
@@ -8619,7 +8619,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedGraphicsClocks(void *devi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedGraphicsClocks(struct cutap_counter *cutap_c, void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks])(device, memoryClockMHz, count, clocksMHz);
@@ -8689,7 +8689,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedMemoryClocks(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedMemoryClocks(struct cutap_counter *cutap_c, void *device, void *count, void *clocksMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks])(device, count, clocksMHz);
@@ -8754,7 +8754,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedPerformanceStates(void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedPerformanceStates(struct cutap_counter *cutap_c, void *device, void *pstates, unsigned int size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates])(device, pstates, size);
@@ -8824,7 +8824,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedVgpus(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSupportedVgpus(struct cutap_counter *cutap_c, void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedVgpus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedVgpus])(device, vgpuCount, vgpuTypeIds);
@@ -8889,7 +8889,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTargetFanSpeed(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTargetFanSpeed(struct cutap_counter *cutap_c, void *device, unsigned int fan, void *targetSpeed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTargetFanSpeed);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTargetFanSpeed])(device, fan, targetSpeed);
@@ -8954,7 +8954,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperature(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemperature(struct cutap_counter *cutap_c, void *device, unsigned int sensorType, void *temp)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperature);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperature])(device, sensorType, temp);
@@ -9019,7 +9019,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperatureThreshold(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemperatureThreshold(struct cutap_counter *cutap_c, void *device, unsigned int thresholdType, void *temp)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperatureThreshold);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperatureThreshold])(device, thresholdType, temp);
@@ -9084,7 +9084,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyCommonAncestor(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopologyCommonAncestor(struct cutap_counter *cutap_c, void *device1, void *device2, void *pathInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor])(device1, device2, pathInfo);
@@ -9155,7 +9155,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyNearestGpus(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopologyNearestGpus(struct cutap_counter *cutap_c, void *device, unsigned int level, void *count, void *deviceArray)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus])(device, level, count, deviceArray);
@@ -9221,7 +9221,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTotalEccErrors(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalEccErrors(struct cutap_counter *cutap_c, void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEccErrors);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEccErrors, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEccErrors])(device, errorType, counterType, eccCounts);
@@ -9285,7 +9285,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTotalEnergyConsumption(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalEnergyConsumption(struct cutap_counter *cutap_c, void *device, void *energy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption])(device, energy);
@@ -9349,7 +9349,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetUtilizationRates(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetUtilizationRates(struct cutap_counter *cutap_c, void *device, void *utilization)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetUtilizationRates);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetUtilizationRates, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetUtilizationRates])(device, utilization);
@@ -9414,7 +9414,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuCapabilities(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuCapabilities(struct cutap_counter *cutap_c, void *device, unsigned int capability, void *capResult)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuCapabilities])(device, capability, capResult);
@@ -9478,7 +9478,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuHeterogeneousMode(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuHeterogeneousMode(struct cutap_counter *cutap_c, void *device, void *pHeterogeneousMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode])(device, pHeterogeneousMode);
@@ -9543,7 +9543,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuMetadata(void *device, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuMetadata(struct cutap_counter *cutap_c, void *device, void *pgpuMetadata, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuMetadata);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuMetadata, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuMetadata])(device, pgpuMetadata, bufferSize);
@@ -9609,7 +9609,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuProcessUtilization(void *devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuProcessUtilization(struct cutap_counter *cutap_c, void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
@@ -9666,7 +9666,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuSchedulerLog(void *device, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuSchedulerLog(struct cutap_counter *cutap_c, void *device, void *pSchedulerLog)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog])(device, pSchedulerLog);
@@ -9730,7 +9730,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVirtualizationMode(void *device, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVirtualizationMode(struct cutap_counter *cutap_c, void *device, void *pVirtualMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVirtualizationMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVirtualizationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVirtualizationMode])(device, pVirtualMode);
@@ -9794,7 +9794,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceIsMigDeviceHandle(void *device, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceIsMigDeviceHandle(struct cutap_counter *cutap_c, void *device, void *isMigDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceIsMigDeviceHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceIsMigDeviceHandle])(device, isMigDevice);
@@ -9851,7 +9851,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceModifyDrainState(void *pciInfo, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceModifyDrainState(struct cutap_counter *cutap_c, void *pciInfo, unsigned int newState)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceModifyDrainState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceModifyDrainState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceModifyDrainState])(pciInfo, newState);
@@ -9916,7 +9916,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceOnSameBoard(void *device1, void *devi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceOnSameBoard(struct cutap_counter *cutap_c, void *device1, void *device2, void *onSameBoard)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceOnSameBoard);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceOnSameBoard, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceOnSameBoard])(device1, device2, onSameBoard);
@@ -9980,7 +9980,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDevicePowerSmoothingSetState(void *device, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDevicePowerSmoothingSetState(struct cutap_counter *cutap_c, void *device, void *state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDevicePowerSmoothingSetState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDevicePowerSmoothingSetState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDevicePowerSmoothingSetState])(device, state);
@@ -10044,7 +10044,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceQueryDrainState(void *pciInfo, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceQueryDrainState(struct cutap_counter *cutap_c, void *pciInfo, void *currentState)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceQueryDrainState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceQueryDrainState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceQueryDrainState])(pciInfo, currentState);
@@ -10101,7 +10101,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceReadWritePRM_v1(void *device, void *b
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceReadWritePRM_v1(struct cutap_counter *cutap_c, void *device, void *buffer)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceReadWritePRM_v1);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceReadWritePRM_v1, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceReadWritePRM_v1])(device, buffer);
@@ -10159,7 +10159,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceRegisterEvents(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRegisterEvents(struct cutap_counter *cutap_c, void *device, unsigned long long eventTypes, void *set)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRegisterEvents);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRegisterEvents, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))cutap_real[CUTAP_ID_nvmlDeviceRegisterEvents])(device, eventTypes, set);
@@ -10217,7 +10217,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRemoveGpu_v2(struct cutap_counter *cutap_c, void *pciInfo, unsigned int gpuState, unsigned int linkState)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRemoveGpu_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRemoveGpu_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceRemoveGpu_v2])(pciInfo, gpuState, linkState);
@@ -10273,7 +10273,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetApplicationsClocks(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetApplicationsClocks(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetApplicationsClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetApplicationsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetApplicationsClocks])(device);
@@ -10329,7 +10329,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetGpuLockedClocks(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetGpuLockedClocks(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetGpuLockedClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetGpuLockedClocks])(device);
@@ -10385,7 +10385,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetMemoryLockedClocks(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetMemoryLockedClocks(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks])(device);
@@ -10442,7 +10442,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetNvLinkErrorCounters(void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLinkErrorCounters(struct cutap_counter *cutap_c, void *device, unsigned int link)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters])(device, link);
@@ -10500,7 +10500,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetNvLinkUtilizationCounter(void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLinkUtilizationCounter(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter])(device, link, counter);
@@ -10558,7 +10558,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAPIRestriction(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAPIRestriction(struct cutap_counter *cutap_c, void *device, unsigned int apiType, unsigned int isRestricted)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAPIRestriction);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAPIRestriction, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAPIRestriction])(device, apiType, isRestricted);
@@ -10615,7 +10615,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAccountingMode(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAccountingMode(struct cutap_counter *cutap_c, void *device, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAccountingMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAccountingMode])(device, mode);
@@ -10673,7 +10673,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetApplicationsClocks(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetApplicationsClocks(struct cutap_counter *cutap_c, void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetApplicationsClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetApplicationsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetApplicationsClocks])(device, memClockMHz, graphicsClockMHz);
@@ -10730,7 +10730,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAutoBoostedClocksEnabled(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAutoBoostedClocksEnabled(struct cutap_counter *cutap_c, void *device, unsigned int enabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled])(device, enabled);
@@ -10787,7 +10787,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetComputeMode(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetComputeMode(struct cutap_counter *cutap_c, void *device, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetComputeMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetComputeMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetComputeMode])(device, mode);
@@ -10844,7 +10844,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetConfComputeUnprotectedMemSize(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetConfComputeUnprotectedMemSize(struct cutap_counter *cutap_c, void *device, unsigned long long sizeKiB)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize])(device, sizeKiB);
@@ -10900,7 +10900,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetCpuAffinity(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetCpuAffinity(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetCpuAffinity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceSetCpuAffinity])(device);
@@ -10958,7 +10958,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(struct cutap_counter *cutap_c, void *device, unsigned int enabled, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled])(device, enabled, flags);
@@ -11015,7 +11015,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDefaultFanSpeed_v2(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaultFanSpeed_v2(struct cutap_counter *cutap_c, void *device, unsigned int fan)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2])(device, fan);
@@ -11073,7 +11073,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDriverModel(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDriverModel(struct cutap_counter *cutap_c, void *device, unsigned int driverModel, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDriverModel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDriverModel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDriverModel])(device, driverModel, flags);
@@ -11130,7 +11130,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetEccMode(void *device, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetEccMode(struct cutap_counter *cutap_c, void *device, unsigned int ecc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetEccMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetEccMode])(device, ecc);
@@ -11188,7 +11188,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetFanControlPolicy(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanControlPolicy(struct cutap_counter *cutap_c, void *device, unsigned int fan, unsigned int policy)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanControlPolicy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanControlPolicy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanControlPolicy])(device, fan, policy);
@@ -11246,7 +11246,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetFanSpeed_v2(void *device, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanSpeed_v2(struct cutap_counter *cutap_c, void *device, unsigned int fan, unsigned int speed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanSpeed_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanSpeed_v2])(device, fan, speed);
@@ -11303,7 +11303,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpcClkVfOffset(void *device, int o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpcClkVfOffset(struct cutap_counter *cutap_c, void *device, int offset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset])(device, offset);
@@ -11361,7 +11361,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpuLockedClocks(void *device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuLockedClocks(struct cutap_counter *cutap_c, void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuLockedClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuLockedClocks])(device, minGpuClockMHz, maxGpuClockMHz);
@@ -11418,7 +11418,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpuOperationMode(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuOperationMode(struct cutap_counter *cutap_c, void *device, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuOperationMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuOperationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuOperationMode])(device, mode);
@@ -11475,7 +11475,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMemClkVfOffset(void *device, int o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemClkVfOffset(struct cutap_counter *cutap_c, void *device, int offset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemClkVfOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetMemClkVfOffset])(device, offset);
@@ -11533,7 +11533,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMemoryLockedClocks(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemoryLockedClocks(struct cutap_counter *cutap_c, void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks])(device, minMemClockMHz, maxMemClockMHz);
@@ -11598,7 +11598,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMigMode(void *device, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMigMode(struct cutap_counter *cutap_c, void *device, unsigned int mode, void *activationStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMigMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMigMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetMigMode])(device, mode, activationStatus);
@@ -11662,7 +11662,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(struct cutap_counter *cutap_c, void *device, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold])(device, info);
@@ -11729,7 +11729,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetNvLinkUtilizationControl(void *dev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLinkUtilizationControl(struct cutap_counter *cutap_c, void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl])(device, link, counter, control, reset);
@@ -11786,7 +11786,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetPersistenceMode(void *device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPersistenceMode(struct cutap_counter *cutap_c, void *device, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPersistenceMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPersistenceMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPersistenceMode])(device, mode);
@@ -11843,7 +11843,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetPowerManagementLimit(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPowerManagementLimit(struct cutap_counter *cutap_c, void *device, unsigned int limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPowerManagementLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPowerManagementLimit])(device, limit);
@@ -11908,7 +11908,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetTemperatureThreshold(void *device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetTemperatureThreshold(struct cutap_counter *cutap_c, void *device, unsigned int thresholdType, void *temp)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetTemperatureThreshold);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetTemperatureThreshold])(device, thresholdType, temp);
@@ -11966,7 +11966,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetVgpuCapabilities(void *device, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVgpuCapabilities(struct cutap_counter *cutap_c, void *device, unsigned int capability, unsigned int state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVgpuCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVgpuCapabilities])(device, capability, state);
@@ -12023,7 +12023,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetVirtualizationMode(void *device, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVirtualizationMode(struct cutap_counter *cutap_c, void *device, unsigned int virtualMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVirtualizationMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVirtualizationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVirtualizationMode])(device, virtualMode);
@@ -12079,7 +12079,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceValidateInforom(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceValidateInforom(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceValidateInforom);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceValidateInforom, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceValidateInforom])(device);
@@ -12136,7 +12136,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceWorkloadPowerProfileGetCurrentProfile
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(struct cutap_counter *cutap_c, void *device, void *currentProfiles)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles])(device, currentProfiles);
@@ -12193,7 +12193,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(struct cutap_counter *cutap_c, void *device, void *profilesInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo])(device, profilesInfo);
@@ -12249,7 +12249,7 @@ CUTAP_SLOW void * cutap_tr_nvmlErrorString(unsigned int result)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvmlErrorString(struct cutap_counter *cutap_c, unsigned int result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvmlErrorString])(result);
@@ -12312,7 +12312,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlEventSetCreate(void *set)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetCreate(struct cutap_counter *cutap_c, void *set)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetCreate])(set);
@@ -12368,7 +12368,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlEventSetFree(void *set)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetFree(struct cutap_counter *cutap_c, void *set)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetFree])(set);
@@ -12431,7 +12431,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetExcludedDeviceCount(void *deviceCount)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDeviceCount(struct cutap_counter *cutap_c, void *deviceCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceCount])(deviceCount);
@@ -12488,7 +12488,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetExcludedDeviceInfoByIndex(unsigned int i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDeviceInfoByIndex(struct cutap_counter *cutap_c, unsigned int index, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex])(index, info);
@@ -12553,7 +12553,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuCompatibility(void *vgpuMetadata, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuCompatibility(struct cutap_counter *cutap_c, void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuCompatibility);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuCompatibility, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuCompatibility])(vgpuMetadata, pgpuMetadata, compatibilityInfo);
@@ -12617,7 +12617,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuDriverCapabilities(unsigned int capa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuDriverCapabilities(struct cutap_counter *cutap_c, unsigned int capability, void *capResult)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuDriverCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuDriverCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetVgpuDriverCapabilities])(capability, capResult);
@@ -12686,7 +12686,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuVersion(void *supported, void *curre
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuVersion(struct cutap_counter *cutap_c, void *supported, void *current)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuVersion])(supported, current);
@@ -12742,7 +12742,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmMetricsGet(void *metricsGet)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMetricsGet(struct cutap_counter *cutap_c, void *metricsGet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMetricsGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMetricsGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmMetricsGet])(metricsGet);
@@ -12800,7 +12800,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmMigSampleGet(void *device, unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMigSampleGet(struct cutap_counter *cutap_c, void *device, unsigned int gpuInstanceId, void *gpmSample)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMigSampleGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMigSampleGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpmMigSampleGet])(device, gpuInstanceId, gpmSample);
@@ -12864,7 +12864,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmQueryDeviceSupport(void *device, void *g
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryDeviceSupport(struct cutap_counter *cutap_c, void *device, void *gpmSupport)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryDeviceSupport);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryDeviceSupport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryDeviceSupport])(device, gpmSupport);
@@ -12928,7 +12928,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmQueryIfStreamingEnabled(void *device, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryIfStreamingEnabled(struct cutap_counter *cutap_c, void *device, void *state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled])(device, state);
@@ -12991,7 +12991,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleAlloc(void *gpmSample)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleAlloc(struct cutap_counter *cutap_c, void *gpmSample)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleAlloc])(gpmSample);
@@ -13047,7 +13047,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleFree(void *gpmSample)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleFree(struct cutap_counter *cutap_c, void *gpmSample)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleFree])(gpmSample);
@@ -13104,7 +13104,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleGet(void *device, void *gpmSample)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleGet(struct cutap_counter *cutap_c, void *device, void *gpmSample)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleGet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmSampleGet])(device, gpmSample);
@@ -13161,7 +13161,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSetStreamingEnabled(void *device, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSetStreamingEnabled(struct cutap_counter *cutap_c, void *device, unsigned int state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSetStreamingEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSetStreamingEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlGpmSetStreamingEnabled])(device, state);
@@ -13226,7 +13226,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceCreateComputeInstance(void *gpuI
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceCreateComputeInstance(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int profileId, void *computeInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance])(gpuInstance, profileId, computeInstance);
@@ -13282,7 +13282,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceDestroy(void *gpuInstance)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceDestroy(struct cutap_counter *cutap_c, void *gpuInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpuInstanceDestroy])(gpuInstance);
@@ -13347,7 +13347,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceById(void *gpu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetComputeInstanceById(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int id, void *computeInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById])(gpuInstance, id, computeInstance);
@@ -13418,7 +13418,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstancePossiblePlacem
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetComputeInstancePossiblePlacements(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int profileId, void *placements, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements])(gpuInstance, profileId, placements, count);
@@ -13477,7 +13477,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceProfileInfoV(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetComputeInstanceProfileInfoV(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV])(gpuInstance, profile, engProfile, info);
@@ -13542,7 +13542,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceRemainingCapac
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int profileId, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity])(gpuInstance, profileId, count);
@@ -13613,7 +13613,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstances(void *gpuIns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetComputeInstances(struct cutap_counter *cutap_c, void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstances);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstances])(gpuInstance, profileId, computeInstances, count);
@@ -13677,7 +13677,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *g
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetVgpuHeterogeneousMode(struct cutap_counter *cutap_c, void *gpuInstance, void *pHeterogeneousMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode])(gpuInstance, pHeterogeneousMode);
@@ -13734,7 +13734,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuIns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetVgpuSchedulerLog(struct cutap_counter *cutap_c, void *gpuInstance, void *pSchedulerLogInfo)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog])(gpuInstance, pSchedulerLogInfo);
@@ -13790,7 +13790,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlInitWithFlags(unsigned int flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInitWithFlags(struct cutap_counter *cutap_c, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInitWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInitWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlInitWithFlags])(flags);
@@ -13844,7 +13844,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlInit_v2(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInit_v2(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInit_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInit_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlInit_v2])();
@@ -13907,7 +13907,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSetVgpuVersion(void *vgpuVersion)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSetVgpuVersion(struct cutap_counter *cutap_c, void *vgpuVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSetVgpuVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSetVgpuVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSetVgpuVersion])(vgpuVersion);
@@ -13961,7 +13961,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlShutdown(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlShutdown(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlShutdown);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlShutdown, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlShutdown])();
@@ -14024,7 +14024,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetConfComputeCapabilities(void *capa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfComputeCapabilities(struct cutap_counter *cutap_c, void *capabilities)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeCapabilities])(capabilities);
@@ -14087,7 +14087,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetConfComputeGpusReadyState(void *is
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfComputeGpusReadyState(struct cutap_counter *cutap_c, void *isAcceptingWork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState])(isAcceptingWork);
@@ -14150,7 +14150,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetCudaDriverVersion(void *cudaDriver
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDriverVersion(struct cutap_counter *cutap_c, void *cudaDriverVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion])(cudaDriverVersion);
@@ -14213,7 +14213,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetCudaDriverVersion_v2(void *cudaDri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDriverVersion_v2(struct cutap_counter *cutap_c, void *cudaDriverVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2])(cudaDriverVersion);
@@ -14270,7 +14270,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetDriverBranch(void *branchInfo, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetDriverBranch(struct cutap_counter *cutap_c, void *branchInfo, unsigned int length)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetDriverBranch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetDriverBranch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlSystemGetDriverBranch])(branchInfo, length);
@@ -14333,7 +14333,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetNvlinkBwMode(struct cutap_counter *cutap_c, void *nvlinkBwMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetNvlinkBwMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetNvlinkBwMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetNvlinkBwMode])(nvlinkBwMode);
@@ -14403,7 +14403,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetTopologyGpuSet(unsigned int cpuNum
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetTopologyGpuSet(struct cutap_counter *cutap_c, unsigned int cpuNumber, void *count, void *deviceArray)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetTopologyGpuSet);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetTopologyGpuSet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlSystemGetTopologyGpuSet])(cpuNumber, count, deviceArray);
@@ -14459,7 +14459,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemSetConfComputeGpusReadyState(unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetConfComputeGpusReadyState(struct cutap_counter *cutap_c, unsigned int isAcceptingWork)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState])(isAcceptingWork);
@@ -14515,7 +14515,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBw
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetNvlinkBwMode(struct cutap_counter *cutap_c, unsigned int nvlinkBwMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetNvlinkBwMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetNvlinkBwMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetNvlinkBwMode])(nvlinkBwMode);
@@ -14578,7 +14578,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetCount(void *unitCount)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetCount(struct cutap_counter *cutap_c, void *unitCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlUnitGetCount])(unitCount);
@@ -14648,7 +14648,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetDevices(void *unit, void *deviceCoun
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetDevices(struct cutap_counter *cutap_c, void *unit, void *deviceCount, void *devices)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetDevices);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetDevices, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetDevices])(unit, deviceCount, devices);
@@ -14705,7 +14705,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetFanSpeedInfo(struct cutap_counter *cutap_c, void *unit, void *fanSpeeds)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetFanSpeedInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetFanSpeedInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetFanSpeedInfo])(unit, fanSpeeds);
@@ -14769,7 +14769,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetHandleByIndex(unsigned int index, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetHandleByIndex(struct cutap_counter *cutap_c, unsigned int index, void *unit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetHandleByIndex);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetHandleByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetHandleByIndex])(index, unit);
@@ -14826,7 +14826,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetLedState(void *unit, void *state)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetLedState(struct cutap_counter *cutap_c, void *unit, void *state)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetLedState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetLedState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetLedState])(unit, state);
@@ -14883,7 +14883,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetPsuInfo(void *unit, void *psu)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetPsuInfo(struct cutap_counter *cutap_c, void *unit, void *psu)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetPsuInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetPsuInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetPsuInfo])(unit, psu);
@@ -14948,7 +14948,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetTemperature(void *unit, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetTemperature(struct cutap_counter *cutap_c, void *unit, unsigned int type, void *temp)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetTemperature);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetTemperature])(unit, type, temp);
@@ -15005,7 +15005,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetUnitInfo(void *unit, void *info)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetUnitInfo(struct cutap_counter *cutap_c, void *unit, void *info)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetUnitInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetUnitInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetUnitInfo])(unit, info);
@@ -15062,7 +15062,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitSetLedState(void *unit, unsigned int co
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitSetLedState(struct cutap_counter *cutap_c, void *unit, unsigned int color)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitSetLedState);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitSetLedState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlUnitSetLedState])(unit, color);
@@ -15118,7 +15118,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceClearAccountingPids(unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceClearAccountingPids(struct cutap_counter *cutap_c, unsigned int vgpuInstance)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids])(vgpuInstance);
@@ -15182,7 +15182,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetAccountingMode(unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetAccountingMode(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode])(vgpuInstance, mode);
@@ -15252,7 +15252,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetAccountingPids(unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetAccountingPids(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *count, void *pids)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids])(vgpuInstance, count, pids);
@@ -15316,7 +15316,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetEccMode(unsigned int vgpuIns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetEccMode(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *eccMode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEccMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEccMode])(vgpuInstance, eccMode);
@@ -15380,7 +15380,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetEncoderCapacity(unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetEncoderCapacity(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *encoderCapacity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity])(vgpuInstance, encoderCapacity);
@@ -15444,7 +15444,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuIns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetFbUsage(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *fbUsage)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFbUsage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFbUsage])(vgpuInstance, fbUsage);
@@ -15508,7 +15508,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetFrameRateLimit(unsigned int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetFrameRateLimit(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *frameRateLimit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit])(vgpuInstance, frameRateLimit);
@@ -15572,7 +15572,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetGpuInstanceId(unsigned int v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetGpuInstanceId(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *gpuInstanceId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId])(vgpuInstance, gpuInstanceId);
@@ -15636,7 +15636,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetLicenseStatus(unsigned int v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetLicenseStatus(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *licensed)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus])(vgpuInstance, licensed);
@@ -15701,7 +15701,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetMetadata(unsigned int vgpuIn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetMetadata(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetMetadata);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetMetadata, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetMetadata])(vgpuInstance, vgpuMetadata, bufferSize);
@@ -15765,7 +15765,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetPlacementId(unsigned int vgp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetPlacementId(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *pPlacement)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetPlacementId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetPlacementId])(vgpuInstance, pPlacement);
@@ -15829,7 +15829,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetType(unsigned int vgpuInstan
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGetType(struct cutap_counter *cutap_c, unsigned int vgpuInstance, void *vgpuTypeId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetType])(vgpuInstance, vgpuTypeId);
@@ -15886,7 +15886,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceSetEncoderCapacity(unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceSetEncoderCapacity(struct cutap_counter *cutap_c, unsigned int vgpuInstance, unsigned int encoderCapacity)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity])(vgpuInstance, encoderCapacity);
@@ -15951,7 +15951,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTy
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetCapabilities(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, unsigned int capability, void *capResult)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetCapabilities])(vgpuTypeId, capability, capResult);
@@ -16021,7 +16021,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetDeviceID(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetDeviceID);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetDeviceID, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetDeviceID])(vgpuTypeId, deviceID, subsystemID);
@@ -16085,7 +16085,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFbReservation(unsigned int vgpuT
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFbReservation(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *fbReservation)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFbReservation);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFbReservation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFbReservation])(vgpuTypeId, fbReservation);
@@ -16149,7 +16149,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFrameRateLimit(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *frameRateLimit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit])(vgpuTypeId, frameRateLimit);
@@ -16213,7 +16213,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFramebufferSize(unsigned int vgp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFramebufferSize(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *fbSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize])(vgpuTypeId, fbSize);
@@ -16277,7 +16277,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGpuInstanceProfileId(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *gpuInstanceProfileId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId])(vgpuTypeId, gpuInstanceProfileId);
@@ -16341,7 +16341,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTyp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGspHeapSize(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *gspHeapSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize])(vgpuTypeId, gspHeapSize);
@@ -16406,7 +16406,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetMaxInstances(void *device, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxInstances(struct cutap_counter *cutap_c, void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstances);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstances])(device, vgpuTypeId, vgpuInstanceCount);
@@ -16470,7 +16470,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxInstancesPerVm(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm])(vgpuTypeId, vgpuInstanceCountPerVm);
@@ -16534,7 +16534,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetNumDisplayHeads(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, void *numDisplayHeads)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads])(vgpuTypeId, numDisplayHeads);
@@ -16605,7 +16605,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetResolution(unsigned int vgpuType
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetResolution(struct cutap_counter *cutap_c, unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetResolution);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetResolution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetResolution])(vgpuTypeId, displayIndex, xdim, ydim);

@@ -55,7 +55,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcCompileProgram(void *prog, int numOptions,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcCompileProgram(struct cutap_counter *cutap_c, void *prog, int numOptions, void *options)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcCompileProgram);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcCompileProgram, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_nvrtcCompileProgram])(prog, numOptions, options);
@@ -118,7 +118,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcDestroyProgram(void *prog)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcDestroyProgram(struct cutap_counter *cutap_c, void *prog)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcDestroyProgram);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcDestroyProgram, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcDestroyProgram])(prog);
@@ -175,7 +175,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetCUBINSize(void *prog, void *cubinSizeRe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetCUBINSize(struct cutap_counter *cutap_c, void *prog, void *cubinSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetCUBINSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetCUBINSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetCUBINSize])(prog, cubinSizeRet);
@@ -231,7 +231,7 @@ CUTAP_SLOW void * cutap_tr_nvrtcGetErrorString(unsigned int result)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvrtcGetErrorString(struct cutap_counter *cutap_c, unsigned int result)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvrtcGetErrorString])(result);
@@ -288,7 +288,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetLTOIRSize(struct cutap_counter *cutap_c, void *prog, void *LTOIRSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetLTOIRSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetLTOIRSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
@@ -345,7 +345,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNVVMSize(struct cutap_counter *cutap_c, void *prog, void *nvvmSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNVVMSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNVVMSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
@@ -401,7 +401,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetNumSupportedArchs(void *numArchs)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNumSupportedArchs(struct cutap_counter *cutap_c, void *numArchs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNumSupportedArchs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNumSupportedArchs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetNumSupportedArchs])(numArchs);
@@ -458,7 +458,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetOptiXIRSize(void *prog, void *optixirSi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetOptiXIRSize(struct cutap_counter *cutap_c, void *prog, void *optixirSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetOptiXIRSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetOptiXIRSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetOptiXIRSize])(prog, optixirSizeRet);
@@ -514,7 +514,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHCreateStatus(void *prog)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHCreateStatus(struct cutap_counter *cutap_c, void *prog)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHCreateStatus);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHCreateStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHCreateStatus])(prog);
@@ -570,7 +570,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHHeapSize(void *ret)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSize(struct cutap_counter *cutap_c, void *ret)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSize])(ret);
@@ -627,7 +627,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHHeapSizeRequired(void *prog, void *s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSizeRequired(struct cutap_counter *cutap_c, void *prog, void *size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSizeRequired);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSizeRequired])(prog, size);
@@ -684,7 +684,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPTXSize(struct cutap_counter *cutap_c, void *prog, void *ptxSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPTXSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPTXSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPTXSize])(prog, ptxSizeRet);
@@ -741,7 +741,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetProgramLogSize(void *prog, void *logSiz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetProgramLogSize(struct cutap_counter *cutap_c, void *prog, void *logSizeRet)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetProgramLogSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetProgramLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetProgramLogSize])(prog, logSizeRet);
@@ -797,7 +797,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcGetSupportedArchs(void *supportedArchs)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetSupportedArchs(struct cutap_counter *cutap_c, void *supportedArchs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetSupportedArchs);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetSupportedArchs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetSupportedArchs])(supportedArchs);
@@ -855,7 +855,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcSetFlowCallback(void *prog, void *callback
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetFlowCallback(struct cutap_counter *cutap_c, void *prog, void *callback, void *payload)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetFlowCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetFlowCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvrtcSetFlowCallback])(prog, callback, payload);
@@ -911,7 +911,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcSetPCHHeapSize(unsigned long size)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetPCHHeapSize(struct cutap_counter *cutap_c, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetPCHHeapSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetPCHHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_nvrtcSetPCHHeapSize])(size);
@@ -968,7 +968,7 @@ CUTAP_SLOW unsigned int cutap_tr_nvrtcVersion(void *major, void *minor)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcVersion(struct cutap_counter *cutap_c, void *major, void *minor)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcVersion])(major, minor);

@@ -92,7 +92,7 @@ CUTAP_SLOW void * cutap_tr_nvtxDomainCreateW(void *name)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW(struct cutap_counter *cutap_c, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW])(name);
@@ -148,7 +148,7 @@ CUTAP_SLOW void * cutap_tr_nvtxDomainCreateW_impl_init_v3(void *message)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW_impl_init_v3(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW_impl_init_v3])(message);
@@ -204,7 +204,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainDestroy(void *domain)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy(struct cutap_counter *cutap_c, void *domain)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy])(domain);
@@ -264,7 +264,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainDestroy_impl_init_v3(void *domain)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy_impl_init_v3(struct cutap_counter *cutap_c, void *domain)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy_impl_init_v3])(domain);
@@ -326,7 +326,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW(void *domain, unsigned int cate
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW(struct cutap_counter *cutap_c, void *domain, unsigned int category, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW])(domain, category, name);
@@ -388,7 +388,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsi
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW_impl_init_v3(struct cutap_counter *cutap_c, void *domain, unsigned int category, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3])(domain, category, name);
@@ -449,7 +449,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd(void *domain, unsigned long id)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd(struct cutap_counter *cutap_c, void *domain, unsigned long id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd])(domain, id);
@@ -510,7 +510,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned 
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd_impl_init_v3(struct cutap_counter *cutap_c, void *domain, unsigned long id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3])(domain, id);
@@ -570,7 +570,7 @@ CUTAP_SLOW int cutap_tr_nvtxDomainRangePop(void *domain)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop(struct cutap_counter *cutap_c, void *domain)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop])(domain);
@@ -626,7 +626,7 @@ CUTAP_SLOW int cutap_tr_nvtxDomainRangePop_impl_init_v3(void *domain)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop_impl_init_v3(struct cutap_counter *cutap_c, void *domain)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop_impl_init_v3])(domain);
@@ -683,7 +683,7 @@ CUTAP_SLOW void * cutap_tr_nvtxDomainRegisterStringW(void *domain, void *string)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW(struct cutap_counter *cutap_c, void *domain, void *string)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW])(domain, string);
@@ -740,7 +740,7 @@ CUTAP_SLOW void * cutap_tr_nvtxDomainRegisterStringW_impl_init_v3(void *domain, 
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW_impl_init_v3(struct cutap_counter *cutap_c, void *domain, void *string)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3])(domain, string);
@@ -796,7 +796,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainResourceDestroy(void *resource)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy(struct cutap_counter *cutap_c, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy])(resource);
@@ -856,7 +856,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy_impl_init_v3(struct cutap_counter *cutap_c, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3])(resource);
@@ -916,7 +916,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *hand
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireFailed_impl_init_v3(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3])(handle);
@@ -976,7 +976,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handl
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireStart_impl_init_v3(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3])(handle);
@@ -1036,7 +1036,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *han
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3])(handle);
@@ -1097,7 +1097,7 @@ CUTAP_SLOW void * cutap_tr_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, v
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainSyncUserCreate_impl_init_v3(struct cutap_counter *cutap_c, void *domain, void *attribs)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3])(domain, attribs);
@@ -1153,7 +1153,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserDestroy_impl_init_v3(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3])(handle);
@@ -1213,7 +1213,7 @@ CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserReleasing_impl_init_v3(struct cutap_counter *cutap_c, void *handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3])(handle);
@@ -1287,7 +1287,7 @@ CUTAP_SLOW int cutap_tr_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_m
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxEtiGetModuleFunctionTable_v3(struct cutap_counter *cutap_c, unsigned int callback_module, void *out_table, void *out_size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3])(callback_module, out_table, out_size);
@@ -1343,7 +1343,7 @@ CUTAP_SLOW void cutap_tr_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxEtiSetInjectionNvtxVersion_v3(struct cutap_counter *cutap_c, unsigned int version)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned int))cutap_real[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3])(version);
@@ -1403,7 +1403,7 @@ CUTAP_SLOW void * cutap_tr_nvtxGetExportTable_v3(unsigned int exportTableId)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_nvtxGetExportTable_v3(struct cutap_counter *cutap_c, unsigned int exportTableId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxGetExportTable_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxGetExportTable_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvtxGetExportTable_v3])(exportTableId);
@@ -1457,7 +1457,7 @@ CUTAP_SLOW void cutap_tr_nvtxInitOnce_v3(void)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxInitOnce_v3(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitOnce_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitOnce_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void))cutap_real[CUTAP_ID_nvtxInitOnce_v3])();
@@ -1517,7 +1517,7 @@ CUTAP_SLOW void cutap_tr_nvtxInitialize(void *reserved)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize(struct cutap_counter *cutap_c, void *reserved)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize])(reserved);
@@ -1575,7 +1575,7 @@ CUTAP_SLOW int cutap_tr_nvtxInitializeInjectionLibrary_v3(void)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxInitializeInjectionLibrary_v3(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitializeInjectionLibrary_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxInitializeInjectionLibrary_v3])();
@@ -1631,7 +1631,7 @@ CUTAP_SLOW void cutap_tr_nvtxInitialize_impl_init_v3(void *reserved)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize_impl_init_v3(struct cutap_counter *cutap_c, void *reserved)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize_impl_init_v3])(reserved);
@@ -1691,7 +1691,7 @@ CUTAP_SLOW void cutap_tr_nvtxMarkW(void *message)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW])(message);
@@ -1751,7 +1751,7 @@ CUTAP_SLOW void cutap_tr_nvtxMarkW_impl_init_v3(void *message)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW_impl_init_v3(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW_impl_init_v3])(message);
@@ -1812,7 +1812,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCategoryW(unsigned int category, void *name)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW(struct cutap_counter *cutap_c, unsigned int category, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW])(category, name);
@@ -1873,7 +1873,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCategoryW_impl_init_v3(unsigned int category, v
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW_impl_init_v3(struct cutap_counter *cutap_c, unsigned int category, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW_impl_init_v3])(category, name);
@@ -1934,7 +1934,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClCommandQueueW_impl_init_v3(void *command_queu
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClCommandQueueW_impl_init_v3(struct cutap_counter *cutap_c, void *command_queue, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3])(command_queue, name);
@@ -1995,7 +1995,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClContextW_impl_init_v3(void *context, void *na
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClContextW_impl_init_v3(struct cutap_counter *cutap_c, void *context, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClContextW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClContextW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClContextW_impl_init_v3])(context, name);
@@ -2056,7 +2056,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClDeviceW_impl_init_v3(void *device, void *name
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClDeviceW_impl_init_v3(struct cutap_counter *cutap_c, void *device, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3])(device, name);
@@ -2117,7 +2117,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClEventW_impl_init_v3(struct cutap_counter *cutap_c, void *evnt, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClEventW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClEventW_impl_init_v3])(evnt, name);
@@ -2178,7 +2178,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *n
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClMemObjectW_impl_init_v3(struct cutap_counter *cutap_c, void *memobj, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3])(memobj, name);
@@ -2239,7 +2239,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClProgramW_impl_init_v3(void *program, void *na
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClProgramW_impl_init_v3(struct cutap_counter *cutap_c, void *program, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClProgramW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClProgramW_impl_init_v3])(program, name);
@@ -2300,7 +2300,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *na
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClSamplerW_impl_init_v3(struct cutap_counter *cutap_c, void *sampler, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3])(sampler, name);
@@ -2361,7 +2361,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCuContextW_impl_init_v3(void *context, void *na
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuContextW_impl_init_v3(struct cutap_counter *cutap_c, void *context, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuContextW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuContextW_impl_init_v3])(context, name);
@@ -2422,7 +2422,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuDeviceW_impl_init_v3(struct cutap_counter *cutap_c, int device, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3])(device, name);
@@ -2483,7 +2483,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuEventW_impl_init_v3(struct cutap_counter *cutap_c, void *event, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuEventW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuEventW_impl_init_v3])(event, name);
@@ -2544,7 +2544,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuStreamW_impl_init_v3(struct cutap_counter *cutap_c, void *stream, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3])(stream, name);
@@ -2605,7 +2605,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaDeviceW_impl_init_v3(struct cutap_counter *cutap_c, int device, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3])(device, name);
@@ -2666,7 +2666,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCudaEventW_impl_init_v3(void *event, void *name
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaEventW_impl_init_v3(struct cutap_counter *cutap_c, void *event, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3])(event, name);
@@ -2727,7 +2727,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *na
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaStreamW_impl_init_v3(struct cutap_counter *cutap_c, void *stream, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3])(stream, name);
@@ -2788,7 +2788,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW(unsigned int threadId, void *name)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW(struct cutap_counter *cutap_c, unsigned int threadId, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW])(threadId, name);
@@ -2849,7 +2849,7 @@ CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, v
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW_impl_init_v3(struct cutap_counter *cutap_c, unsigned int threadId, void *name)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3])(threadId, name);
@@ -2909,7 +2909,7 @@ CUTAP_SLOW void cutap_tr_nvtxRangeEnd(unsigned long id)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd(struct cutap_counter *cutap_c, unsigned long id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd])(id);
@@ -2969,7 +2969,7 @@ CUTAP_SLOW void cutap_tr_nvtxRangeEnd_impl_init_v3(unsigned long id)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd_impl_init_v3(struct cutap_counter *cutap_c, unsigned long id)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd_impl_init_v3])(id);
@@ -3027,7 +3027,7 @@ CUTAP_SLOW int cutap_tr_nvtxRangePop(void)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop])();
@@ -3081,7 +3081,7 @@ CUTAP_SLOW int cutap_tr_nvtxRangePop_impl_init_v3(void)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop_impl_init_v3(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop_impl_init_v3])();
@@ -3137,7 +3137,7 @@ CUTAP_SLOW int cutap_tr_nvtxRangePushW(void *message)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW])(message);
@@ -3193,7 +3193,7 @@ CUTAP_SLOW int cutap_tr_nvtxRangePushW_impl_init_v3(void *message)
 }
 static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW_impl_init_v3(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW_impl_init_v3])(message);
@@ -3249,7 +3249,7 @@ CUTAP_SLOW unsigned long cutap_tr_nvtxRangeStartW(void *message)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW])(message);
@@ -3305,7 +3305,7 @@ CUTAP_SLOW unsigned long cutap_tr_nvtxRangeStartW_impl_init_v3(void *message)
 }
 static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW_impl_init_v3(struct cutap_counter *cutap_c, void *message)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW_impl_init_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW_impl_init_v3])(message);
@@ -3361,7 +3361,7 @@ CUTAP_SLOW void cutap_tr_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
 }
 static __attribute__((noinline, cold)) void cutap_cs_nvtxSetInitFunctionsToNoops_v3(struct cutap_counter *cutap_c, int forceAllToNoops)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(int))cutap_real[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3])(forceAllToNoops);

@@ -425,7 +425,7 @@ CUTAP_SLOW unsigned int cutap_tr___cudaGetKernel(void *kernel, void *hostFun)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaGetKernel(struct cutap_counter *cutap_c, void *kernel, void *hostFun)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaGetKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaGetKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___cudaGetKernel])(kernel, hostFun);
@@ -488,7 +488,7 @@ CUTAP_SLOW char cutap_tr___cudaInitModule(void *fatCubinHandle)
 }
 static __attribute__((noinline, cold)) char cutap_cs___cudaInitModule(struct cutap_counter *cutap_c, void *fatCubinHandle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaInitModule);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaInitModule, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     char cutap_res = ((char (*)(void *))cutap_real[CUTAP_ID___cudaInitModule])(fatCubinHandle);
@@ -549,7 +549,7 @@ CUTAP_SLOW unsigned int cutap_tr___cudaLaunchKernel(void *kernel, struct cutap_s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaLaunchKernel(struct cutap_counter *cutap_c, void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaLaunchKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaLaunchKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID___cudaLaunchKernel])(kernel, gridDim, blockDim, args, sharedMem, stream);
@@ -610,7 +610,7 @@ CUTAP_SLOW unsigned int cutap_tr___cudaLaunchKernel_ptsz(void *kernel, struct cu
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaLaunchKernel_ptsz(struct cutap_counter *cutap_c, void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaLaunchKernel_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaLaunchKernel_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID___cudaLaunchKernel_ptsz])(kernel, gridDim, blockDim, args, sharedMem, stream);
@@ -669,7 +669,7 @@ CUTAP_SLOW unsigned int cutap_tr___cudaPushCallConfiguration(struct cutap_sv_dim
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaPushCallConfiguration(struct cutap_counter *cutap_c, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaPushCallConfiguration);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaPushCallConfiguration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_dim3, struct cutap_sv_dim3, unsigned long, void *))cutap_real[CUTAP_ID___cudaPushCallConfiguration])(gridDim, blockDim, sharedMem, stream);
@@ -725,7 +725,7 @@ CUTAP_SLOW void * cutap_tr___cudaRegisterFatBinary(void *fatCubin)
 }
 static __attribute__((noinline, cold)) void * cutap_cs___cudaRegisterFatBinary(struct cutap_counter *cutap_c, void *fatCubin)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaRegisterFatBinary);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaRegisterFatBinary, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID___cudaRegisterFatBinary])(fatCubin);
@@ -788,7 +788,7 @@ CUTAP_SLOW void cutap_tr___cudaRegisterFatBinaryEnd(void *fatCubinHandle)
 }
 static __attribute__((noinline, cold)) void cutap_cs___cudaRegisterFatBinaryEnd(struct cutap_counter *cutap_c, void *fatCubinHandle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaRegisterFatBinaryEnd);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaRegisterFatBinaryEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID___cudaRegisterFatBinaryEnd])(fatCubinHandle);
@@ -855,7 +855,7 @@ CUTAP_SLOW void cutap_tr___cudaUnregisterFatBinary(void *fatCubinHandle)
 }
 static __attribute__((noinline, cold)) void cutap_cs___cudaUnregisterFatBinary(struct cutap_counter *cutap_c, void *fatCubinHandle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaUnregisterFatBinary);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaUnregisterFatBinary, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     ((void (*)(void *))cutap_real[CUTAP_ID___cudaUnregisterFatBinary])(fatCubinHandle);
@@ -924,7 +924,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaArrayGetPlane(void *pPlaneArray, void *hArr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaArrayGetPlane(struct cutap_counter *cutap_c, void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaArrayGetPlane);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaArrayGetPlane, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaArrayGetPlane])(pPlaneArray, hArray, planeIdx);
@@ -988,7 +988,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaChooseDevice(void *device, void *prop)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaChooseDevice(struct cutap_counter *cutap_c, void *device, void *prop)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaChooseDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaChooseDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaChooseDevice])(device, prop);
@@ -1052,7 +1052,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaCreateSurfaceObject(void *pSurfObject, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCreateSurfaceObject(struct cutap_counter *cutap_c, void *pSurfObject, void *pResDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCreateSurfaceObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCreateSurfaceObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaCreateSurfaceObject])(pSurfObject, pResDesc);
@@ -1118,7 +1118,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaCreateTextureObject(void *pTexObject, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCreateTextureObject(struct cutap_counter *cutap_c, void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCreateTextureObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCreateTextureObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudaCreateTextureObject])(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -1172,7 +1172,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaCtxResetPersistingL2Cache(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaCtxResetPersistingL2Cache(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCtxResetPersistingL2Cache);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaCtxResetPersistingL2Cache, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaCtxResetPersistingL2Cache])();
@@ -1228,7 +1228,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDestroyExternalMemory(void *extMem)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyExternalMemory(struct cutap_counter *cutap_c, void *extMem)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyExternalMemory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyExternalMemory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDestroyExternalMemory])(extMem);
@@ -1284,7 +1284,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDestroyExternalSemaphore(void *extSem)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyExternalSemaphore(struct cutap_counter *cutap_c, void *extSem)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyExternalSemaphore);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyExternalSemaphore, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDestroyExternalSemaphore])(extSem);
@@ -1340,7 +1340,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDestroySurfaceObject(unsigned long long sur
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroySurfaceObject(struct cutap_counter *cutap_c, unsigned long long surfObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroySurfaceObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroySurfaceObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cudaDestroySurfaceObject])(surfObject);
@@ -1396,7 +1396,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDestroyTextureObject(unsigned long long tex
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDestroyTextureObject(struct cutap_counter *cutap_c, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyTextureObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDestroyTextureObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cudaDestroyTextureObject])(texObject);
@@ -1461,7 +1461,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceCanAccessPeer(void *canAccessPeer, in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceCanAccessPeer(struct cutap_counter *cutap_c, void *canAccessPeer, int device, int peerDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceCanAccessPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceCanAccessPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cudaDeviceCanAccessPeer])(canAccessPeer, device, peerDevice);
@@ -1517,7 +1517,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceDisablePeerAccess(int peerDevice)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceDisablePeerAccess(struct cutap_counter *cutap_c, int peerDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceDisablePeerAccess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceDisablePeerAccess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaDeviceDisablePeerAccess])(peerDevice);
@@ -1574,7 +1574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceEnablePeerAccess(int peerDevice, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceEnablePeerAccess(struct cutap_counter *cutap_c, int peerDevice, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceEnablePeerAccess);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceEnablePeerAccess, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cudaDeviceEnablePeerAccess])(peerDevice, flags);
@@ -1631,7 +1631,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceFlushGPUDirectRDMAWrites(unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceFlushGPUDirectRDMAWrites(struct cutap_counter *cutap_c, unsigned int target, unsigned int scope)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites])(target, scope);
@@ -1696,7 +1696,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetAttribute(void *value, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetAttribute(struct cutap_counter *cutap_c, void *value, unsigned int attr, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaDeviceGetAttribute])(value, attr, device);
@@ -1759,7 +1759,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetCacheConfig(void *pCacheConfig)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetCacheConfig(struct cutap_counter *cutap_c, void *pCacheConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDeviceGetCacheConfig])(pCacheConfig);
@@ -1823,7 +1823,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetDefaultMemPool(void *memPool, int 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetDefaultMemPool(struct cutap_counter *cutap_c, void *memPool, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetDefaultMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetDefaultMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaDeviceGetDefaultMemPool])(memPool, device);
@@ -1881,7 +1881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetGraphMemAttribute(int device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetGraphMemAttribute(struct cutap_counter *cutap_c, int device, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetGraphMemAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetGraphMemAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaDeviceGetGraphMemAttribute])(device, attr, value);
@@ -1947,7 +1947,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetHostAtomicCapabilities(void *capab
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetHostAtomicCapabilities(struct cutap_counter *cutap_c, void *capabilities, void *operations, unsigned int count, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudaDeviceGetHostAtomicCapabilities])(capabilities, operations, count, device);
@@ -2011,7 +2011,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetLimit(void *pValue, unsigned int l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetLimit(struct cutap_counter *cutap_c, void *pValue, unsigned int limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaDeviceGetLimit])(pValue, limit);
@@ -2075,7 +2075,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetMemPool(void *memPool, int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetMemPool(struct cutap_counter *cutap_c, void *memPool, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaDeviceGetMemPool])(memPool, device);
@@ -2133,7 +2133,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyn
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetNvSciSyncAttributes(struct cutap_counter *cutap_c, void *nvSciSyncAttrList, int device, int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cudaDeviceGetNvSciSyncAttributes])(nvSciSyncAttrList, device, flags);
@@ -2200,7 +2200,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetP2PAtomicCapabilities(void *capabi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetP2PAtomicCapabilities(struct cutap_counter *cutap_c, void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities])(capabilities, operations, count, srcDevice, dstDevice);
@@ -2266,7 +2266,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetP2PAttribute(void *value, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetP2PAttribute(struct cutap_counter *cutap_c, void *value, unsigned int attr, int srcDevice, int dstDevice)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetP2PAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetP2PAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaDeviceGetP2PAttribute])(value, attr, srcDevice, dstDevice);
@@ -2329,7 +2329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetSharedMemConfig(void *pConfig)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetSharedMemConfig(struct cutap_counter *cutap_c, void *pConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDeviceGetSharedMemConfig])(pConfig);
@@ -2398,7 +2398,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGetStreamPriorityRange(void *leastPri
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGetStreamPriorityRange(struct cutap_counter *cutap_c, void *leastPriority, void *greatestPriority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetStreamPriorityRange);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGetStreamPriorityRange, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaDeviceGetStreamPriorityRange])(leastPriority, greatestPriority);
@@ -2454,7 +2454,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceGraphMemTrim(int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceGraphMemTrim(struct cutap_counter *cutap_c, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGraphMemTrim);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceGraphMemTrim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaDeviceGraphMemTrim])(device);
@@ -2520,7 +2520,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceRegisterAsyncNotification(int device,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceRegisterAsyncNotification(struct cutap_counter *cutap_c, int device, void *callbackFunc, void *userData, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceRegisterAsyncNotification);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceRegisterAsyncNotification, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, void *))cutap_real[CUTAP_ID_cudaDeviceRegisterAsyncNotification])(device, callbackFunc, userData, callback);
@@ -2574,7 +2574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceReset(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceReset(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceReset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceReset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaDeviceReset])();
@@ -2630,7 +2630,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSetCacheConfig(unsigned int cacheConf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetCacheConfig(struct cutap_counter *cutap_c, unsigned int cacheConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaDeviceSetCacheConfig])(cacheConfig);
@@ -2688,7 +2688,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSetGraphMemAttribute(int device, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetGraphMemAttribute(struct cutap_counter *cutap_c, int device, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetGraphMemAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetGraphMemAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaDeviceSetGraphMemAttribute])(device, attr, value);
@@ -2745,7 +2745,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSetLimit(unsigned int limit, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetLimit(struct cutap_counter *cutap_c, unsigned int limit, unsigned long value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaDeviceSetLimit])(limit, value);
@@ -2802,7 +2802,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSetMemPool(int device, void *memPool)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetMemPool(struct cutap_counter *cutap_c, int device, void *memPool)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetMemPool);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetMemPool, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cudaDeviceSetMemPool])(device, memPool);
@@ -2858,7 +2858,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSetSharedMemConfig(unsigned int confi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSetSharedMemConfig(struct cutap_counter *cutap_c, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaDeviceSetSharedMemConfig])(config);
@@ -2912,7 +2912,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceSynchronize(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceSynchronize(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaDeviceSynchronize])();
@@ -2969,7 +2969,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDeviceUnregisterAsyncNotification(int devic
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDeviceUnregisterAsyncNotification(struct cutap_counter *cutap_c, int device, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceUnregisterAsyncNotification);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDeviceUnregisterAsyncNotification, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cudaDeviceUnregisterAsyncNotification])(device, callback);
@@ -3032,7 +3032,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaDriverGetVersion(void *driverVersion)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaDriverGetVersion(struct cutap_counter *cutap_c, void *driverVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDriverGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaDriverGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDriverGetVersion])(driverVersion);
@@ -3096,7 +3096,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamConsumerConnect(void *conn, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsumerConnect(struct cutap_counter *cutap_c, void *conn, void *eglStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerConnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerConnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerConnect])(conn, eglStream);
@@ -3161,7 +3161,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamConsumerConnectWithFlags(void *con
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsumerConnectWithFlags(struct cutap_counter *cutap_c, void *conn, void *eglStream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags])(conn, eglStream, flags);
@@ -3224,7 +3224,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamConsumerDisconnect(void *conn)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsumerDisconnect(struct cutap_counter *cutap_c, void *conn)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerDisconnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerDisconnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerDisconnect])(conn);
@@ -3294,7 +3294,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamConsumerReleaseFrame(void *conn, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamConsumerReleaseFrame(struct cutap_counter *cutap_c, void *conn, void *pCudaResource, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerReleaseFrame])(conn, pCudaResource, pStream);
@@ -3360,7 +3360,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamProducerConnect(void *conn, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProducerConnect(struct cutap_counter *cutap_c, void *conn, void *eglStream, int width, int height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerConnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerConnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cudaEGLStreamProducerConnect])(conn, eglStream, width, height);
@@ -3423,7 +3423,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamProducerDisconnect(void *conn)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProducerDisconnect(struct cutap_counter *cutap_c, void *conn)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerDisconnect);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerDisconnect, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerDisconnect])(conn);
@@ -3493,7 +3493,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamProducerPresentFrame(void *conn, s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProducerPresentFrame(struct cutap_counter *cutap_c, void *conn, struct cutap_sv_cudaEglFrame_st eglframe, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerPresentFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerPresentFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaEglFrame_st, void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerPresentFrame])(conn, eglframe, pStream);
@@ -3563,7 +3563,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEGLStreamProducerReturnFrame(void *conn, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEGLStreamProducerReturnFrame(struct cutap_counter *cutap_c, void *conn, void *eglframe, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerReturnFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEGLStreamProducerReturnFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerReturnFrame])(conn, eglframe, pStream);
@@ -3626,7 +3626,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventCreate(void *event)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreate(struct cutap_counter *cutap_c, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventCreate])(event);
@@ -3691,7 +3691,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventCreateFromEGLSync(void *phEvent, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreateFromEGLSync(struct cutap_counter *cutap_c, void *phEvent, void *eglSync, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreateFromEGLSync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreateFromEGLSync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventCreateFromEGLSync])(phEvent, eglSync, flags);
@@ -3755,7 +3755,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventCreateWithFlags(void *event, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventCreateWithFlags(struct cutap_counter *cutap_c, void *event, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreateWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventCreateWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaEventCreateWithFlags])(event, flags);
@@ -3811,7 +3811,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventDestroy(void *event)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventDestroy(struct cutap_counter *cutap_c, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventDestroy])(event);
@@ -3876,7 +3876,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventElapsedTime(void *ms, void *start, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventElapsedTime(struct cutap_counter *cutap_c, void *ms, void *start, void *end)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventElapsedTime);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventElapsedTime, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEventElapsedTime])(ms, start, end);
@@ -3932,7 +3932,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventQuery(void *event)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventQuery(struct cutap_counter *cutap_c, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventQuery);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventQuery, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventQuery])(event);
@@ -3989,7 +3989,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventRecord(void *event, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecord(struct cutap_counter *cutap_c, void *event, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecord);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecord, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEventRecord])(event, stream);
@@ -4047,7 +4047,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventRecordWithFlags(void *event, void *str
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecordWithFlags(struct cutap_counter *cutap_c, void *event, void *stream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecordWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecordWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventRecordWithFlags])(event, stream, flags);
@@ -4105,7 +4105,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventRecordWithFlags_ptsz(void *event, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecordWithFlags_ptsz(struct cutap_counter *cutap_c, void *event, void *stream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecordWithFlags_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecordWithFlags_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventRecordWithFlags_ptsz])(event, stream, flags);
@@ -4162,7 +4162,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventRecord_ptsz(void *event, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventRecord_ptsz(struct cutap_counter *cutap_c, void *event, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecord_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventRecord_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEventRecord_ptsz])(event, stream);
@@ -4218,7 +4218,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaEventSynchronize(void *event)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaEventSynchronize(struct cutap_counter *cutap_c, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaEventSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventSynchronize])(event);
@@ -4283,7 +4283,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaExternalMemoryGetMappedBuffer(void *devPtr,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaExternalMemoryGetMappedBuffer(struct cutap_counter *cutap_c, void *devPtr, void *extMem, void *bufferDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaExternalMemoryGetMappedBuffer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaExternalMemoryGetMappedBuffer])(devPtr, extMem, bufferDesc);
@@ -4348,7 +4348,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaExternalMemoryGetMappedMipmappedArray(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaExternalMemoryGetMappedMipmappedArray(struct cutap_counter *cutap_c, void *mipmap, void *extMem, void *mipmapDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray])(mipmap, extMem, mipmapDesc);
@@ -4404,7 +4404,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFree(void *devPtr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFree(struct cutap_counter *cutap_c, void *devPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFree);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFree])(devPtr);
@@ -4460,7 +4460,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFreeArray(void *array)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeArray(struct cutap_counter *cutap_c, void *array)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeArray])(array);
@@ -4517,7 +4517,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFreeAsync(void *devPtr, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeAsync(struct cutap_counter *cutap_c, void *devPtr, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFreeAsync])(devPtr, hStream);
@@ -4574,7 +4574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFreeAsync_ptsz(void *devPtr, void *hStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFreeAsync_ptsz])(devPtr, hStream);
@@ -4630,7 +4630,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFreeHost(void *ptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeHost(struct cutap_counter *cutap_c, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeHost])(ptr);
@@ -4686,7 +4686,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFreeMipmappedArray(void *mipmappedArray)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFreeMipmappedArray(struct cutap_counter *cutap_c, void *mipmappedArray)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFreeMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeMipmappedArray])(mipmappedArray);
@@ -4743,7 +4743,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFuncGetAttributes(void *attr, void *func)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncGetAttributes(struct cutap_counter *cutap_c, void *attr, void *func)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncGetAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncGetAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFuncGetAttributes])(attr, func);
@@ -4814,7 +4814,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFuncGetParamInfo(void *func, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncGetParamInfo(struct cutap_counter *cutap_c, void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncGetParamInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncGetParamInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaFuncGetParamInfo])(func, paramIndex, paramOffset, paramSize);
@@ -4872,7 +4872,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFuncSetAttribute(void *func, unsigned int a
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetAttribute(struct cutap_counter *cutap_c, void *func, unsigned int attr, int value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaFuncSetAttribute])(func, attr, value);
@@ -4929,7 +4929,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFuncSetCacheConfig(void *func, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetCacheConfig(struct cutap_counter *cutap_c, void *func, unsigned int cacheConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaFuncSetCacheConfig])(func, cacheConfig);
@@ -4986,7 +4986,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaFuncSetSharedMemConfig(void *func, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaFuncSetSharedMemConfig(struct cutap_counter *cutap_c, void *func, unsigned int config)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetSharedMemConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaFuncSetSharedMemConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaFuncSetSharedMemConfig])(func, config);
@@ -5057,7 +5057,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLGetDevices(void *pCudaDeviceCount, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLGetDevices(struct cutap_counter *cutap_c, void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLGetDevices);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLGetDevices, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGLGetDevices])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
@@ -5121,7 +5121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLMapBufferObject(void *devPtr, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLMapBufferObject(struct cutap_counter *cutap_c, void *devPtr, unsigned int bufObj)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLMapBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLMapBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGLMapBufferObject])(devPtr, bufObj);
@@ -5186,7 +5186,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLMapBufferObjectAsync(void *devPtr, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLMapBufferObjectAsync(struct cutap_counter *cutap_c, void *devPtr, unsigned int bufObj, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLMapBufferObjectAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLMapBufferObjectAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaGLMapBufferObjectAsync])(devPtr, bufObj, stream);
@@ -5242,7 +5242,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLRegisterBufferObject(unsigned int bufObj)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLRegisterBufferObject(struct cutap_counter *cutap_c, unsigned int bufObj)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLRegisterBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLRegisterBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLRegisterBufferObject])(bufObj);
@@ -5299,7 +5299,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLSetBufferObjectMapFlags(unsigned int bufO
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLSetBufferObjectMapFlags(struct cutap_counter *cutap_c, unsigned int bufObj, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLSetBufferObjectMapFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLSetBufferObjectMapFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGLSetBufferObjectMapFlags])(bufObj, flags);
@@ -5355,7 +5355,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLSetGLDevice(int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLSetGLDevice(struct cutap_counter *cutap_c, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLSetGLDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLSetGLDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaGLSetGLDevice])(device);
@@ -5411,7 +5411,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLUnmapBufferObject(unsigned int bufObj)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnmapBufferObject(struct cutap_counter *cutap_c, unsigned int bufObj)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnmapBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnmapBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLUnmapBufferObject])(bufObj);
@@ -5468,7 +5468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLUnmapBufferObjectAsync(unsigned int bufOb
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnmapBufferObjectAsync(struct cutap_counter *cutap_c, unsigned int bufObj, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnmapBufferObjectAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnmapBufferObjectAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudaGLUnmapBufferObjectAsync])(bufObj, stream);
@@ -5524,7 +5524,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGLUnregisterBufferObject(unsigned int bufOb
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGLUnregisterBufferObject(struct cutap_counter *cutap_c, unsigned int bufObj)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnregisterBufferObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGLUnregisterBufferObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLUnregisterBufferObject])(bufObj);
@@ -5587,7 +5587,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetDevice(void *device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDevice(struct cutap_counter *cutap_c, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDevice])(device);
@@ -5650,7 +5650,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetDeviceCount(void *count)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceCount(struct cutap_counter *cutap_c, void *count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDeviceCount])(count);
@@ -5713,7 +5713,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetDeviceFlags(void *flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceFlags(struct cutap_counter *cutap_c, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDeviceFlags])(flags);
@@ -5770,7 +5770,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetDeviceProperties(void *prop, int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceProperties(struct cutap_counter *cutap_c, void *prop, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceProperties);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceProperties, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties])(prop, device);
@@ -5827,7 +5827,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetDeviceProperties_v2(void *prop, int devi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetDeviceProperties_v2(struct cutap_counter *cutap_c, void *prop, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceProperties_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetDeviceProperties_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties_v2])(prop, device);
@@ -5883,7 +5883,7 @@ CUTAP_SLOW void * cutap_tr_cudaGetErrorName(unsigned int error)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cudaGetErrorName(struct cutap_counter *cutap_c, unsigned int error)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetErrorName);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetErrorName, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudaGetErrorName])(error);
@@ -5939,7 +5939,7 @@ CUTAP_SLOW void * cutap_tr_cudaGetErrorString(unsigned int error)
 }
 static __attribute__((noinline, cold)) void * cutap_cs_cudaGetErrorString(struct cutap_counter *cutap_c, unsigned int error)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetErrorString);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudaGetErrorString])(error);
@@ -6003,7 +6003,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetFuncBySymbol(void *functionPtr, void *sy
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetFuncBySymbol(struct cutap_counter *cutap_c, void *functionPtr, void *symbolPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetFuncBySymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetFuncBySymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetFuncBySymbol])(functionPtr, symbolPtr);
@@ -6067,7 +6067,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetKernel(void *kernelPtr, void *entryFuncA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetKernel(struct cutap_counter *cutap_c, void *kernelPtr, void *entryFuncAddr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetKernel])(kernelPtr, entryFuncAddr);
@@ -6121,7 +6121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetLastError(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetLastError(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetLastError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetLastError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaGetLastError])();
@@ -6186,7 +6186,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetMipmappedArrayLevel(void *levelArray, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetMipmappedArrayLevel(struct cutap_counter *cutap_c, void *levelArray, void *mipmappedArray, unsigned int level)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetMipmappedArrayLevel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetMipmappedArrayLevel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGetMipmappedArrayLevel])(levelArray, mipmappedArray, level);
@@ -6243,7 +6243,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetSurfaceObjectResourceDesc(void *pResDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSurfaceObjectResourceDesc(struct cutap_counter *cutap_c, void *pResDesc, unsigned long long surfObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSurfaceObjectResourceDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetSurfaceObjectResourceDesc])(pResDesc, surfObject);
@@ -6307,7 +6307,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetSurfaceReference(void *surfref, void *sy
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSurfaceReference(struct cutap_counter *cutap_c, void *surfref, void *symbol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSurfaceReference);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSurfaceReference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSurfaceReference])(surfref, symbol);
@@ -6371,7 +6371,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetSymbolAddress(void *devPtr, void *symbol
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSymbolAddress(struct cutap_counter *cutap_c, void *devPtr, void *symbol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSymbolAddress);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSymbolAddress, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSymbolAddress])(devPtr, symbol);
@@ -6435,7 +6435,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetSymbolSize(void *size, void *symbol)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetSymbolSize(struct cutap_counter *cutap_c, void *size, void *symbol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSymbolSize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetSymbolSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSymbolSize])(size, symbol);
@@ -6499,7 +6499,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureAlignmentOffset(void *offset, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureAlignmentOffset(struct cutap_counter *cutap_c, void *offset, void *texref)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureAlignmentOffset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureAlignmentOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureAlignmentOffset])(offset, texref);
@@ -6556,7 +6556,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureObjectResourceDesc(void *pResDesc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjectResourceDesc(struct cutap_counter *cutap_c, void *pResDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectResourceDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectResourceDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectResourceDesc])(pResDesc, texObject);
@@ -6613,7 +6613,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureObjectResourceViewDesc(void *pRes
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjectResourceViewDesc(struct cutap_counter *cutap_c, void *pResViewDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectResourceViewDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectResourceViewDesc])(pResViewDesc, texObject);
@@ -6670,7 +6670,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureObjectTextureDesc(void *pTexDesc,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjectTextureDesc(struct cutap_counter *cutap_c, void *pTexDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectTextureDesc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectTextureDesc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc])(pTexDesc, texObject);
@@ -6727,7 +6727,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureObjectTextureDesc_v2(void *pTexDe
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureObjectTextureDesc_v2(struct cutap_counter *cutap_c, void *pTexDesc, unsigned long long texObject)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureObjectTextureDesc_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc_v2])(pTexDesc, texObject);
@@ -6791,7 +6791,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGetTextureReference(void *texref, void *sym
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGetTextureReference(struct cutap_counter *cutap_c, void *texref, void *symbol)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureReference);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGetTextureReference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureReference])(texref, symbol);
@@ -6858,7 +6858,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddChildGraphNode(void *pGraphNode, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddChildGraphNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddChildGraphNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddChildGraphNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddChildGraphNode])(pGraphNode, graph, pDependencies, numDependencies, childGraph);
@@ -6924,7 +6924,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddEmptyNode(void *pGraphNode, void *g
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEmptyNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEmptyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEmptyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudaGraphAddEmptyNode])(pGraphNode, graph, pDependencies, numDependencies);
@@ -6991,7 +6991,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddEventRecordNode(void *pGraphNode, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEventRecordNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEventRecordNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEventRecordNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddEventRecordNode])(pGraphNode, graph, pDependencies, numDependencies, event);
@@ -7058,7 +7058,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddEventWaitNode(void *pGraphNode, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddEventWaitNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEventWaitNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddEventWaitNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddEventWaitNode])(pGraphNode, graph, pDependencies, numDependencies, event);
@@ -7125,7 +7125,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemAllocNode(void *pGraphNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemAllocNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemAllocNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemAllocNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemAllocNode])(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
@@ -7192,7 +7192,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemFreeNode(void *pGraphNode, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemFreeNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemFreeNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemFreeNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemFreeNode])(pGraphNode, graph, pDependencies, numDependencies, dptr);
@@ -7259,7 +7259,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemcpyNode(void *pGraphNode, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyNode(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pCopyParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNode])(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
@@ -7329,7 +7329,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemcpyNode1D(void *pGraphNode, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyNode1D(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNode1D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNode1D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNode1D])(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
@@ -7400,7 +7400,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyNodeFromSymbol(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol])(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
@@ -7471,7 +7471,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphAddMemcpyNodeToSymbol(struct cutap_counter *cutap_c, void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol])(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
@@ -7535,7 +7535,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphChildGraphNodeGetGraph(void *node, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphChildGraphNodeGetGraph(struct cutap_counter *cutap_c, void *node, void *pGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphChildGraphNodeGetGraph);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphChildGraphNodeGetGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphChildGraphNodeGetGraph])(node, pGraph);
@@ -7599,7 +7599,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphClone(void *pGraphClone, void *origina
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphClone(struct cutap_counter *cutap_c, void *pGraphClone, void *originalGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphClone);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphClone, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphClone])(pGraphClone, originalGraph);
@@ -7665,7 +7665,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphConditionalHandleCreate(void *pHandle_
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphConditionalHandleCreate(struct cutap_counter *cutap_c, void *pHandle_out, void *graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphConditionalHandleCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphConditionalHandleCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphConditionalHandleCreate])(pHandle_out, graph, defaultLaunchValue, flags);
@@ -7729,7 +7729,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphCreate(void *pGraph, unsigned int flag
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphCreate(struct cutap_counter *cutap_c, void *pGraph, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphCreate])(pGraph, flags);
@@ -7785,7 +7785,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphDestroy(void *graph)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphDestroy(struct cutap_counter *cutap_c, void *graph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphDestroy])(graph);
@@ -7841,7 +7841,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphDestroyNode(void *node)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphDestroyNode(struct cutap_counter *cutap_c, void *node)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphDestroyNode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphDestroyNode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphDestroyNode])(node);
@@ -7905,7 +7905,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphEventRecordNodeGetEvent(void *node, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventRecordNodeGetEvent(struct cutap_counter *cutap_c, void *node, void *event_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventRecordNodeGetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventRecordNodeGetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventRecordNodeGetEvent])(node, event_out);
@@ -7962,7 +7962,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphEventRecordNodeSetEvent(void *node, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventRecordNodeSetEvent(struct cutap_counter *cutap_c, void *node, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventRecordNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventRecordNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventRecordNodeSetEvent])(node, event);
@@ -8026,7 +8026,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphEventWaitNodeGetEvent(void *node, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventWaitNodeGetEvent(struct cutap_counter *cutap_c, void *node, void *event_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventWaitNodeGetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventWaitNodeGetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventWaitNodeGetEvent])(node, event_out);
@@ -8083,7 +8083,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphEventWaitNodeSetEvent(void *node, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphEventWaitNodeSetEvent(struct cutap_counter *cutap_c, void *node, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventWaitNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphEventWaitNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventWaitNodeSetEvent])(node, event);
@@ -8141,7 +8141,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecChildGraphNodeSetParams(void *hGra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecChildGraphNodeSetParams(struct cutap_counter *cutap_c, void *hGraphExec, void *node, void *childGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecChildGraphNodeSetParams])(hGraphExec, node, childGraph);
@@ -8197,7 +8197,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecDestroy(void *graphExec)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecDestroy(struct cutap_counter *cutap_c, void *graphExec)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphExecDestroy])(graphExec);
@@ -8255,7 +8255,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecEventRecordNodeSetEvent(void *hGra
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecEventRecordNodeSetEvent(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent])(hGraphExec, hNode, event);
@@ -8313,7 +8313,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecEventWaitNodeSetEvent(void *hGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecEventWaitNodeSetEvent(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *event)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent])(hGraphExec, hNode, event);
@@ -8377,7 +8377,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecGetFlags(void *graphExec, void *fl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecGetFlags(struct cutap_counter *cutap_c, void *graphExec, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphExecGetFlags])(graphExec, flags);
@@ -8435,7 +8435,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecMemcpyNodeSetParams(void *hGraphEx
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpyNodeSetParams(struct cutap_counter *cutap_c, void *hGraphExec, void *node, void *pNodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams])(hGraphExec, node, pNodeParams);
@@ -8496,7 +8496,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecMemcpyNodeSetParams1D(void *hGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpyNodeSetParams1D(struct cutap_counter *cutap_c, void *hGraphExec, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D])(hGraphExec, node, dst, src, count, kind);
@@ -8558,7 +8558,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpyNodeSetParamsFromSymbol(struct cutap_counter *cutap_c, void *hGraphExec, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol])(hGraphExec, node, dst, symbol, count, offset, kind);
@@ -8620,7 +8620,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecMemcpyNodeSetParamsToSymbol(struct cutap_counter *cutap_c, void *hGraphExec, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol])(hGraphExec, node, symbol, src, count, offset, kind);
@@ -8678,7 +8678,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphExecNodeSetParams(void *graphExec, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphExecNodeSetParams(struct cutap_counter *cutap_c, void *graphExec, void *node, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphExecNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecNodeSetParams])(graphExec, node, nodeParams);
@@ -8748,7 +8748,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphGetNodes(void *graph, void *nodes, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphGetNodes(struct cutap_counter *cutap_c, void *graph, void *nodes, void *numNodes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphGetNodes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphGetNodes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphGetNodes])(graph, nodes, numNodes);
@@ -8818,7 +8818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphGetRootNodes(void *graph, void *pRootN
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphGetRootNodes(struct cutap_counter *cutap_c, void *graph, void *pRootNodes, void *pNumRootNodes)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphGetRootNodes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphGetRootNodes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphGetRootNodes])(graph, pRootNodes, pNumRootNodes);
@@ -8883,7 +8883,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphInstantiate(void *pGraphExec, void *gr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphInstantiate(struct cutap_counter *cutap_c, void *pGraphExec, void *graph, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphInstantiate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphInstantiate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cudaGraphInstantiate])(pGraphExec, graph, flags);
@@ -8948,7 +8948,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphInstantiateWithFlags(void *pGraphExec,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphInstantiateWithFlags(struct cutap_counter *cutap_c, void *pGraphExec, void *graph, unsigned long long flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphInstantiateWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphInstantiateWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cudaGraphInstantiateWithFlags])(pGraphExec, graph, flags);
@@ -9005,7 +9005,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphKernelNodeCopyAttributes(void *hDst, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphKernelNodeCopyAttributes(struct cutap_counter *cutap_c, void *hDst, void *hSrc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphKernelNodeCopyAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphKernelNodeCopyAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphKernelNodeCopyAttributes])(hDst, hSrc);
@@ -9062,7 +9062,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphLaunch(void *graphExec, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphLaunch(struct cutap_counter *cutap_c, void *graphExec, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphLaunch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphLaunch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphLaunch])(graphExec, stream);
@@ -9119,7 +9119,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphLaunch_ptsz(void *graphExec, void *str
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphLaunch_ptsz(struct cutap_counter *cutap_c, void *graphExec, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphLaunch_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphLaunch_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphLaunch_ptsz])(graphExec, stream);
@@ -9176,7 +9176,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemAllocNodeGetParams(void *node, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemAllocNodeGetParams(struct cutap_counter *cutap_c, void *node, void *params_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemAllocNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemAllocNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemAllocNodeGetParams])(node, params_out);
@@ -9233,7 +9233,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemFreeNodeGetParams(void *node, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemFreeNodeGetParams(struct cutap_counter *cutap_c, void *node, void *dptr_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemFreeNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemFreeNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemFreeNodeGetParams])(node, dptr_out);
@@ -9290,7 +9290,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemcpyNodeGetParams(void *node, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNodeGetParams(struct cutap_counter *cutap_c, void *node, void *pNodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeGetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeGetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeGetParams])(node, pNodeParams);
@@ -9347,7 +9347,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemcpyNodeSetParams(void *node, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNodeSetParams(struct cutap_counter *cutap_c, void *node, void *pNodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParams])(node, pNodeParams);
@@ -9407,7 +9407,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemcpyNodeSetParams1D(void *node, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNodeSetParams1D(struct cutap_counter *cutap_c, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParams1D])(node, dst, src, count, kind);
@@ -9468,7 +9468,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemcpyNodeSetParamsFromSymbol(void *no
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNodeSetParamsFromSymbol(struct cutap_counter *cutap_c, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol])(node, dst, symbol, count, offset, kind);
@@ -9529,7 +9529,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphMemcpyNodeSetParamsToSymbol(void *node
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphMemcpyNodeSetParamsToSymbol(struct cutap_counter *cutap_c, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol])(node, symbol, src, count, offset, kind);
@@ -9594,7 +9594,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphNodeFindInClone(void *pNode, void *ori
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeFindInClone(struct cutap_counter *cutap_c, void *pNode, void *originalNode, void *clonedGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeFindInClone);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeFindInClone, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeFindInClone])(pNode, originalNode, clonedGraph);
@@ -9659,7 +9659,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphNodeGetEnabled(void *hGraphExec, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeGetEnabled(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, void *isEnabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeGetEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeGetEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeGetEnabled])(hGraphExec, hNode, isEnabled);
@@ -9723,7 +9723,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphNodeGetType(void *node, void *pType)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeGetType(struct cutap_counter *cutap_c, void *node, void *pType)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeGetType);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeGetType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeGetType])(node, pType);
@@ -9781,7 +9781,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphNodeSetEnabled(void *hGraphExec, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeSetEnabled(struct cutap_counter *cutap_c, void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeSetEnabled);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeSetEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphNodeSetEnabled])(hGraphExec, hNode, isEnabled);
@@ -9838,7 +9838,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphNodeSetParams(void *node, void *nodePa
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphNodeSetParams(struct cutap_counter *cutap_c, void *node, void *nodeParams)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeSetParams);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphNodeSetParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeSetParams])(node, nodeParams);
@@ -9896,7 +9896,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphReleaseUserObject(void *graph, void *o
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphReleaseUserObject(struct cutap_counter *cutap_c, void *graph, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphReleaseUserObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphReleaseUserObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphReleaseUserObject])(graph, object, count);
@@ -9955,7 +9955,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphRetainUserObject(void *graph, void *ob
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphRetainUserObject(struct cutap_counter *cutap_c, void *graph, void *object, unsigned int count, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphRetainUserObject);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphRetainUserObject, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphRetainUserObject])(graph, object, count, flags);
@@ -10012,7 +10012,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphUpload(void *graphExec, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphUpload(struct cutap_counter *cutap_c, void *graphExec, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphUpload);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphUpload, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphUpload])(graphExec, stream);
@@ -10069,7 +10069,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphUpload_ptsz(void *graphExec, void *str
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphUpload_ptsz(struct cutap_counter *cutap_c, void *graphExec, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphUpload_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphUpload_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphUpload_ptsz])(graphExec, stream);
@@ -10134,7 +10134,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsEGLRegisterImage(void *pCudaResourc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsEGLRegisterImage(struct cutap_counter *cutap_c, void *pCudaResource, void *image, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsEGLRegisterImage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsEGLRegisterImage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsEGLRegisterImage])(pCudaResource, image, flags);
@@ -10199,7 +10199,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsGLRegisterBuffer(void *resource, un
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsGLRegisterBuffer(struct cutap_counter *cutap_c, void *resource, unsigned int buffer, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsGLRegisterBuffer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsGLRegisterBuffer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsGLRegisterBuffer])(resource, buffer, flags);
@@ -10265,7 +10265,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsGLRegisterImage(void *resource, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsGLRegisterImage(struct cutap_counter *cutap_c, void *resource, unsigned int image, unsigned int target, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsGLRegisterImage);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsGLRegisterImage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsGLRegisterImage])(resource, image, target, flags);
@@ -10323,7 +10323,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsMapResources(int count, void *resou
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsMapResources(struct cutap_counter *cutap_c, int count, void *resources, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsMapResources);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsMapResources, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsMapResources])(count, resources, stream);
@@ -10382,7 +10382,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsResourceGetMappedEglFrame(void *egl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourceGetMappedEglFrame(struct cutap_counter *cutap_c, void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame])(eglFrame, resource, index, mipLevel);
@@ -10446,7 +10446,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsResourceGetMappedMipmappedArray(voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourceGetMappedMipmappedArray(struct cutap_counter *cutap_c, void *mipmappedArray, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray])(mipmappedArray, resource);
@@ -10516,7 +10516,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsResourceGetMappedPointer(void *devP
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourceGetMappedPointer(struct cutap_counter *cutap_c, void *devPtr, void *size, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedPointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceGetMappedPointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedPointer])(devPtr, size, resource);
@@ -10573,7 +10573,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsResourceSetMapFlags(void *resource,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsResourceSetMapFlags(struct cutap_counter *cutap_c, void *resource, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceSetMapFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsResourceSetMapFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsResourceSetMapFlags])(resource, flags);
@@ -10639,7 +10639,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsSubResourceGetMappedArray(void *arr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsSubResourceGetMappedArray(struct cutap_counter *cutap_c, void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsSubResourceGetMappedArray])(array, resource, arrayIndex, mipLevel);
@@ -10697,7 +10697,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsUnmapResources(int count, void *res
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsUnmapResources(struct cutap_counter *cutap_c, int count, void *resources, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsUnmapResources);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsUnmapResources, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsUnmapResources])(count, resources, stream);
@@ -10753,7 +10753,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsUnregisterResource(void *resource)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsUnregisterResource(struct cutap_counter *cutap_c, void *resource)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsUnregisterResource);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsUnregisterResource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphicsUnregisterResource])(resource);
@@ -10818,7 +10818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsVDPAURegisterOutputSurface(void *re
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsVDPAURegisterOutputSurface(struct cutap_counter *cutap_c, void *resource, unsigned int vdpSurface, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface])(resource, vdpSurface, flags);
@@ -10883,7 +10883,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphicsVDPAURegisterVideoSurface(void *res
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphicsVDPAURegisterVideoSurface(struct cutap_counter *cutap_c, void *resource, unsigned int vdpSurface, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface])(resource, vdpSurface, flags);
@@ -10948,7 +10948,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaHostAlloc(void *pHost, unsigned long size, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostAlloc(struct cutap_counter *cutap_c, void *pHost, unsigned long size, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostAlloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaHostAlloc])(pHost, size, flags);
@@ -11013,7 +11013,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaHostGetDevicePointer(void *pDevice, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostGetDevicePointer(struct cutap_counter *cutap_c, void *pDevice, void *pHost, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostGetDevicePointer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostGetDevicePointer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaHostGetDevicePointer])(pDevice, pHost, flags);
@@ -11077,7 +11077,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaHostGetFlags(void *pFlags, void *pHost)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostGetFlags(struct cutap_counter *cutap_c, void *pFlags, void *pHost)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaHostGetFlags])(pFlags, pHost);
@@ -11135,7 +11135,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaHostRegister(void *ptr, unsigned long size,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostRegister(struct cutap_counter *cutap_c, void *ptr, unsigned long size, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostRegister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaHostRegister])(ptr, size, flags);
@@ -11191,7 +11191,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaHostUnregister(void *ptr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaHostUnregister(struct cutap_counter *cutap_c, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostUnregister);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaHostUnregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaHostUnregister])(ptr);
@@ -11255,7 +11255,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaImportExternalMemory(void *extMem_out, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaImportExternalMemory(struct cutap_counter *cutap_c, void *extMem_out, void *memHandleDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaImportExternalMemory);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaImportExternalMemory, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaImportExternalMemory])(extMem_out, memHandleDesc);
@@ -11319,7 +11319,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaImportExternalSemaphore(void *extSem_out, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaImportExternalSemaphore(struct cutap_counter *cutap_c, void *extSem_out, void *semHandleDesc)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaImportExternalSemaphore);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaImportExternalSemaphore, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaImportExternalSemaphore])(extSem_out, semHandleDesc);
@@ -11377,7 +11377,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaInitDevice(int device, unsigned int deviceF
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaInitDevice(struct cutap_counter *cutap_c, int device, unsigned int deviceFlags, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaInitDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaInitDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaInitDevice])(device, deviceFlags, flags);
@@ -11433,7 +11433,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaIpcCloseMemHandle(void *devPtr)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcCloseMemHandle(struct cutap_counter *cutap_c, void *devPtr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcCloseMemHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcCloseMemHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaIpcCloseMemHandle])(devPtr);
@@ -11497,7 +11497,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaIpcOpenEventHandle(void *event, struct cuta
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcOpenEventHandle(struct cutap_counter *cutap_c, void *event, struct cutap_sv_cudaIpcEventHandle_st handle)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcOpenEventHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcOpenEventHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaIpcEventHandle_st))cutap_real[CUTAP_ID_cudaIpcOpenEventHandle])(event, handle);
@@ -11562,7 +11562,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaIpcOpenMemHandle(void *devPtr, struct cutap
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaIpcOpenMemHandle(struct cutap_counter *cutap_c, void *devPtr, struct cutap_sv_cudaIpcMemHandle_st handle, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcOpenMemHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaIpcOpenMemHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaIpcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cudaIpcOpenMemHandle])(devPtr, handle, flags);
@@ -11621,7 +11621,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaKernelSetAttributeForDevice(void *kernel, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaKernelSetAttributeForDevice(struct cutap_counter *cutap_c, void *kernel, unsigned int attr, int value, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaKernelSetAttributeForDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaKernelSetAttributeForDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaKernelSetAttributeForDevice])(kernel, attr, value, device);
@@ -11682,7 +11682,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchCooperativeKernel(void *func, struct 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchCooperativeKernel(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchCooperativeKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchCooperativeKernel])(func, gridDim, blockDim, args, sharedMem, stream);
@@ -11743,7 +11743,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchCooperativeKernel_ptsz(void *func, st
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchCooperativeKernel_ptsz(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchCooperativeKernel_ptsz])(func, gridDim, blockDim, args, sharedMem, stream);
@@ -11801,7 +11801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchHostFunc(void *stream, void *fn, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchHostFunc(struct cutap_counter *cutap_c, void *stream, void *fn, void *userData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchHostFunc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchHostFunc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLaunchHostFunc])(stream, fn, userData);
@@ -11859,7 +11859,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchHostFunc_ptsz(void *stream, void *fn,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchHostFunc_ptsz(struct cutap_counter *cutap_c, void *stream, void *fn, void *userData)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchHostFunc_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchHostFunc_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLaunchHostFunc_ptsz])(stream, fn, userData);
@@ -11920,7 +11920,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchKernel(void *func, struct cutap_sv_di
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchKernel(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchKernel);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchKernel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchKernel])(func, gridDim, blockDim, args, sharedMem, stream);
@@ -11981,7 +11981,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchKernel_ptsz(void *func, struct cutap_
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchKernel_ptsz(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchKernel_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchKernel_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchKernel_ptsz])(func, gridDim, blockDim, args, sharedMem, stream);
@@ -12046,7 +12046,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLibraryEnumerateKernels(void *kernels, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryEnumerateKernels(struct cutap_counter *cutap_c, void *kernels, unsigned int numKernels, void *lib)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryEnumerateKernels);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryEnumerateKernels, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaLibraryEnumerateKernels])(kernels, numKernels, lib);
@@ -12110,7 +12110,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLibraryGetKernelCount(void *count, void *li
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryGetKernelCount(struct cutap_counter *cutap_c, void *count, void *lib)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryGetKernelCount);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryGetKernelCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaLibraryGetKernelCount])(count, lib);
@@ -12180,7 +12180,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLibraryLoadData(void *library, void *code, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryLoadData(struct cutap_counter *cutap_c, void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryLoadData);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryLoadData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaLibraryLoadData])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -12236,7 +12236,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLibraryUnload(void *library)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLibraryUnload(struct cutap_counter *cutap_c, void *library)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryUnload);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLibraryUnload, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaLibraryUnload])(library);
@@ -12300,7 +12300,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLogsCurrent(void *iterator_out, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsCurrent(struct cutap_counter *cutap_c, void *iterator_out, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsCurrent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsCurrent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaLogsCurrent])(iterator_out, flags);
@@ -12365,7 +12365,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLogsRegisterCallback(void *callbackFunc, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsRegisterCallback(struct cutap_counter *cutap_c, void *callbackFunc, void *userData, void *callback_out)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsRegisterCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsRegisterCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLogsRegisterCallback])(callbackFunc, userData, callback_out);
@@ -12421,7 +12421,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLogsUnregisterCallback(void *callback)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLogsUnregisterCallback(struct cutap_counter *cutap_c, void *callback)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsUnregisterCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLogsUnregisterCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaLogsUnregisterCallback])(callback);
@@ -12485,7 +12485,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMalloc(void *devPtr, unsigned long size)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMalloc(struct cutap_counter *cutap_c, void *devPtr, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMalloc);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMalloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMalloc])(devPtr, size);
@@ -12550,7 +12550,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocAsync(void *devPtr, unsigned long siz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocAsync(struct cutap_counter *cutap_c, void *devPtr, unsigned long size, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaMallocAsync])(devPtr, size, hStream);
@@ -12615,7 +12615,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocAsync_ptsz(void *devPtr, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, unsigned long size, void *hStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaMallocAsync_ptsz])(devPtr, size, hStream);
@@ -12681,7 +12681,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocFromPoolAsync(void *ptr, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocFromPoolAsync(struct cutap_counter *cutap_c, void *ptr, unsigned long size, void *memPool, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocFromPoolAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocFromPoolAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaMallocFromPoolAsync])(ptr, size, memPool, stream);
@@ -12747,7 +12747,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocFromPoolAsync_ptsz(void *ptr, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocFromPoolAsync_ptsz(struct cutap_counter *cutap_c, void *ptr, unsigned long size, void *memPool, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocFromPoolAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocFromPoolAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaMallocFromPoolAsync_ptsz])(ptr, size, memPool, stream);
@@ -12811,7 +12811,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocHost(void *ptr, unsigned long size)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocHost(struct cutap_counter *cutap_c, void *ptr, unsigned long size)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMallocHost])(ptr, size);
@@ -12876,7 +12876,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocManaged(void *devPtr, unsigned long s
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocManaged(struct cutap_counter *cutap_c, void *devPtr, unsigned long size, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocManaged);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocManaged, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMallocManaged])(devPtr, size, flags);
@@ -12947,7 +12947,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMallocPitch(void *devPtr, void *pitch, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMallocPitch(struct cutap_counter *cutap_c, void *devPtr, void *pitch, unsigned long width, unsigned long height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocPitch);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMallocPitch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMallocPitch])(devPtr, pitch, width, height);
@@ -13006,7 +13006,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemAdvise(void *devPtr, unsigned long count
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemAdvise(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemAdvise);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemAdvise, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise])(devPtr, count, advice, location);
@@ -13065,7 +13065,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemAdvise_v2(void *devPtr, unsigned long co
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemAdvise_v2(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemAdvise_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemAdvise_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise_v2])(devPtr, count, advice, location);
@@ -13132,7 +13132,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemDiscardBatchAsync(void *dptrs, void *siz
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemDiscardBatchAsync(struct cutap_counter *cutap_c, void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemDiscardBatchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemDiscardBatchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemDiscardBatchAsync])(dptrs, sizes, count, flags, stream);
@@ -13199,7 +13199,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemDiscardBatchAsync_ptsz(struct cutap_counter *cutap_c, void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemDiscardBatchAsync_ptsz])(dptrs, sizes, count, flags, stream);
@@ -13268,7 +13268,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemGetInfo(void *free, void *total)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemGetInfo(struct cutap_counter *cutap_c, void *free, void *total)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemGetInfo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemGetInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemGetInfo])(free, total);
@@ -13332,7 +13332,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolCreate(void *memPool, void *poolProp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolCreate(struct cutap_counter *cutap_c, void *memPool, void *poolProps)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemPoolCreate])(memPool, poolProps);
@@ -13388,7 +13388,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolDestroy(void *memPool)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolDestroy(struct cutap_counter *cutap_c, void *memPool)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemPoolDestroy])(memPool);
@@ -13447,7 +13447,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolExportToShareableHandle(void *sharea
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolExportToShareableHandle(struct cutap_counter *cutap_c, void *shareableHandle, void *memPool, unsigned int handleType, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolExportToShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolExportToShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaMemPoolExportToShareableHandle])(shareableHandle, memPool, handleType, flags);
@@ -13505,7 +13505,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolGetAttribute(void *memPool, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolGetAttribute(struct cutap_counter *cutap_c, void *memPool, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPoolGetAttribute])(memPool, attr, value);
@@ -13571,7 +13571,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolImportFromShareableHandle(void *memP
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolImportFromShareableHandle(struct cutap_counter *cutap_c, void *memPool, void *shareableHandle, unsigned int handleType, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolImportFromShareableHandle);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolImportFromShareableHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaMemPoolImportFromShareableHandle])(memPool, shareableHandle, handleType, flags);
@@ -13629,7 +13629,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolSetAttribute(void *memPool, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolSetAttribute(struct cutap_counter *cutap_c, void *memPool, unsigned int attr, void *value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolSetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPoolSetAttribute])(memPool, attr, value);
@@ -13686,7 +13686,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPoolTrimTo(void *memPool, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPoolTrimTo(struct cutap_counter *cutap_c, void *memPool, unsigned long minBytesToKeep)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolTrimTo);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPoolTrimTo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMemPoolTrimTo])(memPool, minBytesToKeep);
@@ -13746,7 +13746,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync(void *devPtr, unsigned lon
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync])(devPtr, count, location, flags, stream);
@@ -13806,7 +13806,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigne
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_ptsz])(devPtr, count, location, flags, stream);
@@ -13866,7 +13866,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync_v2(void *devPtr, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync_v2(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2])(devPtr, count, location, flags, stream);
@@ -13926,7 +13926,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemPrefetchAsync_v2_ptsz(struct cutap_counter *cutap_c, void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, stream);
@@ -13986,7 +13986,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemRangeGetAttribute(void *data, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemRangeGetAttribute(struct cutap_counter *cutap_c, void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemRangeGetAttribute);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemRangeGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cudaMemRangeGetAttribute])(data, dataSize, attribute, devPtr, count);
@@ -14059,7 +14059,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemRangeGetAttributes(void *data, void *dat
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemRangeGetAttributes(struct cutap_counter *cutap_c, void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemRangeGetAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemRangeGetAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudaMemRangeGetAttributes])(data, dataSizes, attributes, numAttributes, devPtr, count);
@@ -14118,7 +14118,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy(void *dst, void *src, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy])(dst, src, count, kind);
@@ -14180,7 +14180,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2D(void *dst, unsigned long dpitch, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2D(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2D])(dst, dpitch, src, spitch, width, height, kind);
@@ -14244,7 +14244,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DArrayToArray(void *dst, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DArrayToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DArrayToArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DArrayToArray])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
@@ -14308,7 +14308,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DArrayToArray_ptds(void *dst, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DArrayToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DArrayToArray_ptds])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
@@ -14371,7 +14371,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DAsync(void *dst, unsigned long dpit
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DAsync])(dst, dpitch, src, spitch, width, height, kind, stream);
@@ -14434,7 +14434,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync_ptsz(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DAsync_ptsz])(dst, dpitch, src, spitch, width, height, kind, stream);
@@ -14497,7 +14497,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArray(void *dst, unsigned long 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArray(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DFromArray])(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -14561,7 +14561,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArrayAsync(void *dst, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArrayAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DFromArrayAsync])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -14625,7 +14625,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArrayAsync_ptsz(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -14688,7 +14688,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArray_ptds(void *dst, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DFromArray_ptds])(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -14751,7 +14751,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArray(void *dst, unsigned long wO
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DToArray])(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -14815,7 +14815,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArrayAsync(void *dst, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArrayAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DToArrayAsync])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -14879,7 +14879,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArrayAsync_ptsz(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -14942,7 +14942,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArray_ptds(void *dst, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DToArray_ptds])(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -15004,7 +15004,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2D_ptds(void *dst, unsigned long dpit
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2D_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2D_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2D_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2D_ptds])(dst, dpitch, src, spitch, width, height, kind);
@@ -15060,7 +15060,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3D(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3D(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3D])(p);
@@ -15117,7 +15117,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DAsync(void *p, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DAsync(struct cutap_counter *cutap_c, void *p, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DAsync])(p, stream);
@@ -15174,7 +15174,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DAsync_ptsz(struct cutap_counter *cutap_c, void *p, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DAsync_ptsz])(p, stream);
@@ -15233,7 +15233,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DBatchAsync(unsigned long numOps, vo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAsync(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemcpy3DBatchAsync])(numOps, opList, flags, stream);
@@ -15292,7 +15292,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOp
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAsync_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz])(numOps, opList, flags, stream);
@@ -15348,7 +15348,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeer(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeer(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeer])(p);
@@ -15405,7 +15405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeerAsync(void *p, void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeerAsync(struct cutap_counter *cutap_c, void *p, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeerAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeerAsync])(p, stream);
@@ -15462,7 +15462,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeerAsync_ptsz(void *p, void *strea
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeerAsync_ptsz(struct cutap_counter *cutap_c, void *p, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz])(p, stream);
@@ -15518,7 +15518,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeer_ptds(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeer_ptds(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeer_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeer_ptds])(p);
@@ -15574,7 +15574,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3D_ptds(void *p)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3D_ptds(struct cutap_counter *cutap_c, void *p)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3D_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3D_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3D_ptds])(p);
@@ -15637,7 +15637,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyArrayToArray(void *dst, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyArrayToArray])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -15700,7 +15700,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyArrayToArray_ptds(void *dst, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyArrayToArray_ptds])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
@@ -15760,7 +15760,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyAsync(void *dst, void *src, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyAsync(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyAsync])(dst, src, count, kind, stream);
@@ -15820,7 +15820,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyAsync_ptsz(void *dst, void *src, unsi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyAsync_ptsz(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyAsync_ptsz])(dst, src, count, kind, stream);
@@ -15881,7 +15881,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArray(void *dst, void *src, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromArray])(dst, src, wOffset, hOffset, count, kind);
@@ -15943,7 +15943,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArrayAsync(void *dst, void *src, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArrayAsync(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArrayAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromArrayAsync])(dst, src, wOffset, hOffset, count, kind, stream);
@@ -16005,7 +16005,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArrayAsync_ptsz(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz])(dst, src, wOffset, hOffset, count, kind, stream);
@@ -16066,7 +16066,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArray_ptds(void *dst, void *src, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray_ptds(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromArray_ptds])(dst, src, wOffset, hOffset, count, kind);
@@ -16126,7 +16126,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbol(void *dst, void *symbol, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbol(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromSymbol])(dst, symbol, count, offset, kind);
@@ -16187,7 +16187,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbolAsync(void *dst, void *symb
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbolAsync(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbolAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromSymbolAsync])(dst, symbol, count, offset, kind, stream);
@@ -16248,7 +16248,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbolAsync_ptsz(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz])(dst, symbol, count, offset, kind, stream);
@@ -16308,7 +16308,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbol_ptds(void *dst, void *symb
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbol_ptds(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbol_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromSymbol_ptds])(dst, symbol, count, offset, kind);
@@ -16368,7 +16368,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyPeer(void *dst, int dstDevice, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyPeer(struct cutap_counter *cutap_c, void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyPeer);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyPeer, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemcpyPeer])(dst, dstDevice, src, srcDevice, count);
@@ -16429,7 +16429,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyPeerAsync(void *dst, int dstDevice, v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyPeerAsync(struct cutap_counter *cutap_c, void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyPeerAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyPeerAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemcpyPeerAsync])(dst, dstDevice, src, srcDevice, count, stream);
@@ -16490,7 +16490,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArray(void *dst, unsigned long wOff
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArray);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArray, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToArray])(dst, wOffset, hOffset, src, count, kind);
@@ -16552,7 +16552,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArrayAsync(void *dst, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArrayAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToArrayAsync])(dst, wOffset, hOffset, src, count, kind, stream);
@@ -16614,7 +16614,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArrayAsync_ptsz(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToArrayAsync_ptsz])(dst, wOffset, hOffset, src, count, kind, stream);
@@ -16675,7 +16675,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArray_ptds(void *dst, unsigned long
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArray_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToArray_ptds])(dst, wOffset, hOffset, src, count, kind);
@@ -16735,7 +16735,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbol(void *symbol, void *src, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbol(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbol);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbol, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToSymbol])(symbol, src, count, offset, kind);
@@ -16796,7 +16796,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbolAsync(void *symbol, void *src
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbolAsync(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbolAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToSymbolAsync])(symbol, src, count, offset, kind, stream);
@@ -16857,7 +16857,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbolAsync_ptsz(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz])(symbol, src, count, offset, kind, stream);
@@ -16917,7 +16917,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbol_ptds(void *symbol, void *src
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbol_ptds(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbol_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToSymbol_ptds])(symbol, src, count, offset, kind);
@@ -16976,7 +16976,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy_ptds(void *dst, void *src, unsigned 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy_ptds(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy_ptds])(dst, src, count, kind);
@@ -17034,7 +17034,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset(void *devPtr, int value, unsigned lo
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemset])(devPtr, value, count);
@@ -17094,7 +17094,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2D(void *devPtr, unsigned long pitch,
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2D(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMemset2D])(devPtr, pitch, value, width, height);
@@ -17155,7 +17155,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2DAsync(void *devPtr, unsigned long p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2DAsync(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemset2DAsync])(devPtr, pitch, value, width, height, stream);
@@ -17216,7 +17216,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2DAsync_ptsz(void *devPtr, unsigned l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2DAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2DAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2DAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemset2DAsync_ptsz])(devPtr, pitch, value, width, height, stream);
@@ -17276,7 +17276,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2D_ptds(void *devPtr, unsigned long p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2D_ptds(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2D_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2D_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMemset2D_ptds])(devPtr, pitch, value, width, height);
@@ -17334,7 +17334,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pit
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3D(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3D);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_real[CUTAP_ID_cudaMemset3D])(pitchedDevPtr, value, extent);
@@ -17393,7 +17393,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_real[CUTAP_ID_cudaMemset3DAsync])(pitchedDevPtr, value, extent, stream);
@@ -17452,7 +17452,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitc
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync_ptsz(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_real[CUTAP_ID_cudaMemset3DAsync_ptsz])(pitchedDevPtr, value, extent, stream);
@@ -17510,7 +17510,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3D_ptds(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3D_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3D_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_real[CUTAP_ID_cudaMemset3D_ptds])(pitchedDevPtr, value, extent);
@@ -17569,7 +17569,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemsetAsync(void *devPtr, int value, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemsetAsync])(devPtr, value, count, stream);
@@ -17628,7 +17628,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemsetAsync_ptsz(void *devPtr, int value, u
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemsetAsync_ptsz])(devPtr, value, count, stream);
@@ -17686,7 +17686,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset_ptds(void *devPtr, int value, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset_ptds(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset_ptds);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset_ptds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemset_ptds])(devPtr, value, count);
@@ -17752,7 +17752,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaOccupancyAvailableDynamicSMemPerBlock(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyAvailableDynamicSMemPerBlock(struct cutap_counter *cutap_c, void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock])(dynamicSmemSize, func, numBlocks, blockSize);
@@ -17818,7 +17818,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaOccupancyMaxActiveBlocksPerMultiprocessor(v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessor(struct cutap_counter *cutap_c, void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long))cutap_real[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor])(numBlocks, func, blockSize, dynamicSMemSize);
@@ -17885,7 +17885,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaOccupancyMaxActiveBlocksPerMultiprocessorWi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(struct cutap_counter *cutap_c, void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags])(numBlocks, func, blockSize, dynamicSMemSize, flags);
@@ -17939,7 +17939,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaPeekAtLastError(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaPeekAtLastError(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaPeekAtLastError);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaPeekAtLastError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaPeekAtLastError])();
@@ -17996,7 +17996,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaPointerGetAttributes(void *attributes, void
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaPointerGetAttributes(struct cutap_counter *cutap_c, void *attributes, void *ptr)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaPointerGetAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaPointerGetAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaPointerGetAttributes])(attributes, ptr);
@@ -18050,7 +18050,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaProfilerStart(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaProfilerStart(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaProfilerStart);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaProfilerStart, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaProfilerStart])();
@@ -18104,7 +18104,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaProfilerStop(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaProfilerStop(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaProfilerStop);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaProfilerStop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaProfilerStop])();
@@ -18167,7 +18167,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaRuntimeGetVersion(void *runtimeVersion)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaRuntimeGetVersion(struct cutap_counter *cutap_c, void *runtimeVersion)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaRuntimeGetVersion);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaRuntimeGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaRuntimeGetVersion])(runtimeVersion);
@@ -18223,7 +18223,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSetDevice(int device)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDevice(struct cutap_counter *cutap_c, int device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaSetDevice])(device);
@@ -18279,7 +18279,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSetDeviceFlags(unsigned int flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDeviceFlags(struct cutap_counter *cutap_c, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDeviceFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDeviceFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaSetDeviceFlags])(flags);
@@ -18342,7 +18342,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSetDoubleForDevice(void *d)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForDevice(struct cutap_counter *cutap_c, void *d)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForDevice])(d);
@@ -18405,7 +18405,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSetDoubleForHost(void *d)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetDoubleForHost(struct cutap_counter *cutap_c, void *d)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForHost);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetDoubleForHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForHost])(d);
@@ -18469,7 +18469,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSetValidDevices(void *device_arr, int len)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSetValidDevices(struct cutap_counter *cutap_c, void *device_arr, int len)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetValidDevices);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSetValidDevices, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaSetValidDevices])(device_arr, len);
@@ -18528,7 +18528,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync(void *extSemA
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
@@ -18587,7 +18587,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync_ptsz(void *ex
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
@@ -18646,7 +18646,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync_v2(void *extS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync_v2(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
@@ -18705,7 +18705,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaSignalExternalSemaphoresAsync_v2_ptsz(void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
@@ -18764,7 +18764,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamAddCallback(void *stream, void *callb
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAddCallback(struct cutap_counter *cutap_c, void *stream, void *callback, void *userData, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAddCallback);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAddCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamAddCallback])(stream, callback, userData, flags);
@@ -18823,7 +18823,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamAddCallback_ptsz(void *stream, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAddCallback_ptsz(struct cutap_counter *cutap_c, void *stream, void *callback, void *userData, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAddCallback_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAddCallback_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamAddCallback_ptsz])(stream, callback, userData, flags);
@@ -18882,7 +18882,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamAttachMemAsync(void *stream, void *de
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAttachMemAsync(struct cutap_counter *cutap_c, void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAttachMemAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAttachMemAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaStreamAttachMemAsync])(stream, devPtr, length, flags);
@@ -18941,7 +18941,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamAttachMemAsync_ptsz(void *stream, voi
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamAttachMemAsync_ptsz(struct cutap_counter *cutap_c, void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAttachMemAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamAttachMemAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaStreamAttachMemAsync_ptsz])(stream, devPtr, length, flags);
@@ -18998,7 +18998,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamBeginCapture(void *stream, unsigned i
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamBeginCapture(struct cutap_counter *cutap_c, void *stream, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamBeginCapture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamBeginCapture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamBeginCapture])(stream, mode);
@@ -19055,7 +19055,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamBeginCapture_ptsz(void *stream, unsig
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamBeginCapture_ptsz(struct cutap_counter *cutap_c, void *stream, unsigned int mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamBeginCapture_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamBeginCapture_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamBeginCapture_ptsz])(stream, mode);
@@ -19112,7 +19112,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamCopyAttributes(void *dst, void *src)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCopyAttributes(struct cutap_counter *cutap_c, void *dst, void *src)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCopyAttributes);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCopyAttributes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamCopyAttributes])(dst, src);
@@ -19169,7 +19169,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamCopyAttributes_ptsz(void *dst, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCopyAttributes_ptsz(struct cutap_counter *cutap_c, void *dst, void *src)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCopyAttributes_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCopyAttributes_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamCopyAttributes_ptsz])(dst, src);
@@ -19232,7 +19232,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamCreate(void *pStream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreate(struct cutap_counter *cutap_c, void *pStream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamCreate])(pStream);
@@ -19296,7 +19296,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamCreateWithFlags(void *pStream, unsign
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreateWithFlags(struct cutap_counter *cutap_c, void *pStream, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreateWithFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreateWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamCreateWithFlags])(pStream, flags);
@@ -19361,7 +19361,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamCreateWithPriority(void *pStream, uns
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamCreateWithPriority(struct cutap_counter *cutap_c, void *pStream, unsigned int flags, int priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreateWithPriority);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamCreateWithPriority, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaStreamCreateWithPriority])(pStream, flags, priority);
@@ -19417,7 +19417,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamDestroy(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamDestroy(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamDestroy);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamDestroy])(stream);
@@ -19481,7 +19481,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamEndCapture(void *stream, void *pGraph
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamEndCapture(struct cutap_counter *cutap_c, void *stream, void *pGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamEndCapture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamEndCapture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamEndCapture])(stream, pGraph);
@@ -19545,7 +19545,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamEndCapture_ptsz(void *stream, void *p
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamEndCapture_ptsz(struct cutap_counter *cutap_c, void *stream, void *pGraph)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamEndCapture_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamEndCapture_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamEndCapture_ptsz])(stream, pGraph);
@@ -19609,7 +19609,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetDevice(void *hStream, void *device
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetDevice(struct cutap_counter *cutap_c, void *hStream, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetDevice])(hStream, device);
@@ -19673,7 +19673,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetDevice_ptsz(void *hStream, void *d
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetDevice_ptsz(struct cutap_counter *cutap_c, void *hStream, void *device)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetDevice_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetDevice_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetDevice_ptsz])(hStream, device);
@@ -19737,7 +19737,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetFlags(void *hStream, void *flags)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetFlags(struct cutap_counter *cutap_c, void *hStream, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetFlags);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetFlags])(hStream, flags);
@@ -19801,7 +19801,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetFlags_ptsz(void *hStream, void *fl
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetFlags_ptsz(struct cutap_counter *cutap_c, void *hStream, void *flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetFlags_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetFlags_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetFlags_ptsz])(hStream, flags);
@@ -19865,7 +19865,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetId(void *hStream, void *streamId)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetId(struct cutap_counter *cutap_c, void *hStream, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetId);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetId])(hStream, streamId);
@@ -19929,7 +19929,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetId_ptsz(void *hStream, void *strea
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetId_ptsz(struct cutap_counter *cutap_c, void *hStream, void *streamId)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetId_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetId_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetId_ptsz])(hStream, streamId);
@@ -19993,7 +19993,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetPriority(void *hStream, void *prio
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetPriority(struct cutap_counter *cutap_c, void *hStream, void *priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetPriority);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetPriority, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetPriority])(hStream, priority);
@@ -20057,7 +20057,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamGetPriority_ptsz(void *hStream, void 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamGetPriority_ptsz(struct cutap_counter *cutap_c, void *hStream, void *priority)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetPriority_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamGetPriority_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetPriority_ptsz])(hStream, priority);
@@ -20121,7 +20121,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamIsCapturing(void *stream, void *pCapt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamIsCapturing(struct cutap_counter *cutap_c, void *stream, void *pCaptureStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamIsCapturing);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamIsCapturing, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamIsCapturing])(stream, pCaptureStatus);
@@ -20185,7 +20185,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamIsCapturing_ptsz(void *stream, void *
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamIsCapturing_ptsz(struct cutap_counter *cutap_c, void *stream, void *pCaptureStatus)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamIsCapturing_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamIsCapturing_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamIsCapturing_ptsz])(stream, pCaptureStatus);
@@ -20241,7 +20241,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamQuery(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamQuery(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamQuery);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamQuery, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamQuery])(stream);
@@ -20297,7 +20297,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamQuery_ptsz(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamQuery_ptsz(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamQuery_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamQuery_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamQuery_ptsz])(stream);
@@ -20353,7 +20353,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamSynchronize(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamSynchronize(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamSynchronize])(stream);
@@ -20409,7 +20409,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamSynchronize_ptsz(void *stream)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamSynchronize_ptsz(struct cutap_counter *cutap_c, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamSynchronize_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamSynchronize_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamSynchronize_ptsz])(stream);
@@ -20467,7 +20467,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamWaitEvent(void *stream, void *event, 
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamWaitEvent(struct cutap_counter *cutap_c, void *stream, void *event, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamWaitEvent);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamWaitEvent, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamWaitEvent])(stream, event, flags);
@@ -20525,7 +20525,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaStreamWaitEvent_ptsz(void *stream, void *ev
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaStreamWaitEvent_ptsz(struct cutap_counter *cutap_c, void *stream, void *event, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamWaitEvent_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaStreamWaitEvent_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamWaitEvent_ptsz])(stream, event, flags);
@@ -20588,7 +20588,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadExchangeStreamCaptureMode(void *mode)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadExchangeStreamCaptureMode(struct cutap_counter *cutap_c, void *mode)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadExchangeStreamCaptureMode);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadExchangeStreamCaptureMode])(mode);
@@ -20642,7 +20642,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadExit(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadExit(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadExit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadExit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadExit])();
@@ -20705,7 +20705,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadGetCacheConfig(void *pCacheConfig)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetCacheConfig(struct cutap_counter *cutap_c, void *pCacheConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadGetCacheConfig])(pCacheConfig);
@@ -20769,7 +20769,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadGetLimit(void *pValue, unsigned int l
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadGetLimit(struct cutap_counter *cutap_c, void *pValue, unsigned int limit)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadGetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaThreadGetLimit])(pValue, limit);
@@ -20825,7 +20825,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadSetCacheConfig(unsigned int cacheConf
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetCacheConfig(struct cutap_counter *cutap_c, unsigned int cacheConfig)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetCacheConfig);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetCacheConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaThreadSetCacheConfig])(cacheConfig);
@@ -20882,7 +20882,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadSetLimit(unsigned int limit, unsigned
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSetLimit(struct cutap_counter *cutap_c, unsigned int limit, unsigned long value)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetLimit);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSetLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaThreadSetLimit])(limit, value);
@@ -20936,7 +20936,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaThreadSynchronize(void)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaThreadSynchronize(struct cutap_counter *cutap_c)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSynchronize);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaThreadSynchronize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadSynchronize])();
@@ -20992,7 +20992,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaUnbindTexture(void *texref)
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUnbindTexture(struct cutap_counter *cutap_c, void *texref)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUnbindTexture);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUnbindTexture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaUnbindTexture])(texref);
@@ -21059,7 +21059,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaUserObjectCreate(void *object_out, void *pt
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectCreate(struct cutap_counter *cutap_c, void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectCreate);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectCreate])(object_out, ptr, destroy, initialRefcount, flags);
@@ -21116,7 +21116,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaUserObjectRelease(void *object, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectRelease(struct cutap_counter *cutap_c, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectRelease);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectRelease, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectRelease])(object, count);
@@ -21173,7 +21173,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaUserObjectRetain(void *object, unsigned int
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaUserObjectRetain(struct cutap_counter *cutap_c, void *object, unsigned int count)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectRetain);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaUserObjectRetain, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectRetain])(object, count);
@@ -21238,7 +21238,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaVDPAUGetDevice(void *device, unsigned int v
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaVDPAUGetDevice(struct cutap_counter *cutap_c, void *device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaVDPAUGetDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaVDPAUGetDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaVDPAUGetDevice])(device, vdpDevice, vdpGetProcAddress);
@@ -21296,7 +21296,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaVDPAUSetVDPAUDevice(int device, unsigned in
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaVDPAUSetVDPAUDevice(struct cutap_counter *cutap_c, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaVDPAUSetVDPAUDevice);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaVDPAUSetVDPAUDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaVDPAUSetVDPAUDevice])(device, vdpDevice, vdpGetProcAddress);
@@ -21355,7 +21355,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync(void *extSemArr
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
@@ -21414,7 +21414,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync_ptsz(void *extS
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
@@ -21473,7 +21473,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync_v2(void *extSem
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync_v2(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
@@ -21532,7 +21532,7 @@ CUTAP_SLOW unsigned int cutap_tr_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *e
 }
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(struct cutap_counter *cutap_c, void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz);
+    uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);

@@ -495,10 +495,12 @@ uint32_t cutap_record_origin(const void *fn)
 }
 
 /* A call a runtime copy reported (resolve/rt_calls.c, from
- * resolve/rt_hooks.c), while the recorder traces and is the call's only
- * client: trace_pre's and trace_post's records, without the callback
- * machinery (counting mode, or trace mode outside a capture: counted as
- * count_fast does, aux its two words); origin: cutap_record_origin of
+ * resolve/rt_hooks.c), or an untyped call of the generic trampoline (an
+ * export-table slot, an undeclared export: core/dispatch.c), while the
+ * recorder traces and is the call's only client: trace_pre's and
+ * trace_post's records, without the callback machinery (counting mode,
+ * or trace mode outside a capture: counted as count_fast does, aux its
+ * two words); origin: cutap_record_origin of
  * call->fn. 0: the general path must take it; 1: taken, *out the record
  * begun (NULL: lost, counted), or the counter (tagged). */
 int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out, uint64_t *aux)
@@ -541,37 +543,11 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
         unsigned how = (unsigned)aux[0];
         if (how)
             count_timed_end(c, cutap_rec_clock() - aux[1], how);
-        count_call(c, cutap_result_is_error(call->id, call->result));
+        count_call(c, cutap_call_is_error(call));   /* (an untyped call's result is no status) */
         if (how)
             count_retag(&cutap_rt, call->id, c);
         return;
     }
-    uint64_t t1 = cutap_rec_clock();
-    if (rec)
-        rec_end(rec, call->id, call->args, call->result, 0, t1);
-}
-
-/* An untyped call of the generic trampoline (an export-table slot, an
- * undeclared export) while the recorder traces and is its only client:
- * trace_pre's and trace_post's records without the callback machinery
- * (issue #27: the general path cost 4 times a typed fast path's
- * instructions, and a PyTorch step makes some 60 slot calls). Only where
- * the two are the same: recording (not counting, inside a capture), no
- * native stack for the id, no stacks of failed calls. 0: the general path
- * must take it; 1: *out the record begun (NULL: lost, counted). */
-int cutap_record_untyped_begin(cutap_call_t *call, void **out)
-{
-    uint32_t id = call->id;
-    if (rec_file.counts || CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed)) ||
-        CUTAP_UNLIKELY(rec_stack_errors) || CUTAP_UNLIKELY(rec_stack_on && id < CUTAP_MAX_IDS && rec_stack_ids[id]))
-        return 0;
-    unsigned none = 0;
-    *out = rec_begin(id, call->args, call->nargs, call->depth, 1, &none);
-    return 1;
-}
-
-void cutap_record_untyped_end(cutap_call_t *call, void *rec)
-{
     uint64_t t1 = cutap_rec_clock();
     if (rec)
         rec_end(rec, call->id, call->args, call->result, 0, t1);

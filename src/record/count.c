@@ -155,10 +155,9 @@ struct cutap_counter *cutap_fp_counter_untagged(uint32_t id)
 
 /* The start time, bit 63 set for a sample (as count_pre's scratch); 0 for
  * an untimed call (the countdown taken, its id fast again). */
-uint64_t cutap_fp_sample_begin(uint32_t id)
+uint64_t cutap_fp_sample_begin(uint32_t id, const struct cutap_counter *c)
 {
     struct rec_thread *t = &cutap_rt;
-    const struct cutap_counter *c = (const struct cutap_counter *)((uintptr_t)t->tab[id] & ~(uintptr_t)1);
     unsigned how = (c->calls < 16) | (c->total >= cutap_slow_ticks * c->timed) | (unsigned)(t->countdown == 0) << 1;
     if (!how)
         return 0;

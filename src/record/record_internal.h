@@ -119,7 +119,7 @@ static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, s
  * calls (a launch, a synchronisation: at least 1 us) come here, not to
  * the general path (issue #27: the general path cost a counted call 4
  * times the instructions, and a PyTorch step makes some 100 such calls). */
-uint64_t cutap_fp_sample_begin(uint32_t id);
+uint64_t cutap_fp_sample_begin(uint32_t id, const struct cutap_counter *c);
 void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error);
 
 static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_counter *c, int error)
