@@ -69,3 +69,21 @@ $(BUILD)/bench/startup: bench/startup.c bench/bench_util.h src/front/front_inter
 
 bench-startup: lib $(BUILD)/bench/startup
 	$(BUILD)/bench/startup
+
+# The cache lines one call touches, code and data, per object (valgrind
+# lackey), bare, pass-through, stat and trace (issue #27).
+$(BUILD)/bench/footprint: bench/footprint.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -o $@ $< -ldl
+
+bench-footprint: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/footprint
+	bench/footprint.sh
+
+# What a recorded call adds with the program's own work between calls
+# (caches cooled), inside one process, against a loop (issue #27).
+$(BUILD)/bench/coldcall: bench/coldcall.c bench/bench_util.h src/front/front_internal.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $< -ldl -lm
+
+bench-cold: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/coldcall
+	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/coldcall

@@ -135,10 +135,14 @@ def one(f, nostatus, karg):
                    % (f.name, sargs))
     else:
         out.append("    if (__builtin_expect(cutap_how == 2, 0))\n        return cutap_cs_%s(%s);" % (f.name, sargs))
+    # the depth put back from a register, not decremented in memory: two
+    # read-modify-writes of one word a call chain each call to the last
+    # through store forwarding (issue #27: the counted call's cost)
     out.append("    struct cutap_thread *cutap_t = &cutap_tls;")
-    out.append("    cutap_t->depth++;")
+    out.append("    uint32_t cutap_d = cutap_t->depth;")
+    out.append("    cutap_t->depth = cutap_d + 1;")
     out.append("    " + res_decl)
-    out.append("    cutap_t->depth--;")
+    out.append("    cutap_t->depth = cutap_d;")
     out.append("    cutap_fp_count(cutap_c, %s);" % err)
     out.append(ret + "}")
     return out

@@ -39,11 +39,14 @@ context switches per step ("ab3_usage"). STEP_AB3_ON=GLOBS
 on only for the ids they select when the windows start, to share the
 cost out.
 With STEP_AB3_CONTROL=1, "cutap" changes nothing (the control: the
-windows' own noise)."""
+windows' own noise). With STEP_AB3_WAY2=diagclock, the third way is
+cutap on with a counter standing for its clock (CUPTI stays off): the
+share of cutap's cost that is reading the clock."""
 import ctypes
 import fnmatch
 import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -111,6 +114,29 @@ def cutap_api():
     return lib
 
 
+def rclk_cell():
+    """libcutap_core.so's cutap_rclk (how the record clock is read: 1 the
+    time-stamp counter, 3 the diagnostic counter), found with nm: a local
+    symbol, poked by this benchmark only."""
+    base = path = None
+    with open("/proc/self/maps") as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 6 and p[5].endswith("/libcutap_core.so") and int(p[2], 16) == 0:
+                base, path = int(p[0].split("-")[0], 16), p[5]
+                break
+    out = subprocess.run(["nm", path or "/nonexistent"], capture_output=True, text=True).stdout
+    addr = [int(l.split()[0], 16) for l in out.splitlines() if l.endswith(" cutap_rclk")]
+    if base is None or len(addr) != 1:
+        print("ab_error cannot find cutap_rclk")
+        sys.exit(1)
+    cell = ctypes.c_int.from_address(base + addr[0])
+    if cell.value != 1:
+        print("ab_error the record clock is not the time-stamp counter (%d)" % cell.value)
+        sys.exit(1)
+    return cell
+
+
 def median(v):
     v = sorted(v)
     n = len(v)
@@ -167,13 +193,18 @@ def ab3(step, steps, triples):
     ref = ctypes.CDLL(os.environ["CUTAP_REF_LIB"], mode=os.RTLD_NOW | os.RTLD_NOLOAD)
     ref.cupti_ref_enable.restype = ctypes.c_int
     ref.cupti_ref_enable.argtypes = [ctypes.c_int]
+    # STEP_AB3_WAY2=diagclock: the third way is cutap on with a counter for
+    # its clock (CUTAP_RCLK_DIAG), CUPTI off: what the clock reads cost
+    rclk = rclk_cell() if os.environ.get("STEP_AB3_WAY2") == "diagclock" else None
 
-    def set_way(w):   # 0 off, 1 cutap, 2 cupti
-        on = w == 1 and not control
+    def set_way(w):   # 0 off, 1 cutap, 2 cupti (or cutap with the counter clock)
+        on = (w == 1 or (w == 2 and rclk is not None)) and not control
+        if rclk is not None:
+            rclk.value = 3 if w == 2 else 1
         ok = lib.cutap_enable(0, 0xFFFFFFFF, int(on and only is None)) == 0
         if ok and on and only is not None:
             ok = all(lib.cutap_enable(0, i, 1) == 0 for i in only)
-        if not ok or ref.cupti_ref_enable(int(w == 2)) != 0:
+        if not ok or ref.cupti_ref_enable(int(w == 2 and rclk is None)) != 0:
             print("ab_error cannot switch to way %d" % w)
             sys.exit(1)
 

@@ -61,6 +61,17 @@ int cmd_stat(int argc, char **argv)
         cli_usage_error(stat_usage, "invalid CUTAP_STAT_TIMING '%s': takes all or sample", timing);
         return 2;
     }
+    /* How many calls a sample stands for on average (the library checks
+     * it the same way). */
+    const char *mean = getenv("CUTAP_STAT_SAMPLE");
+    if (mean && *mean) {
+        char *e;
+        unsigned long m = strtoul(mean, &e, 10);
+        if (*e || m < 2 || m > 4096 || mean[0] == '-' || mean[0] == '+' || mean[0] == ' ') {
+            cli_usage_error(stat_usage, "invalid CUTAP_STAT_SAMPLE '%s': takes a mean from 2 to 4096 calls", mean);
+            return 2;
+        }
+    }
     /* -o FILE: opened before the command runs (a refusal costs no run),
      * never through a symbolic link, never over an existing file unless
      * --force, 0600; written, and an existing one truncated, only at the

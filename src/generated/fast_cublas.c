@@ -788,9 +788,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasAlloc(int n, int elemSize, void *devicePt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAlloc(cutap_c, n, elemSize, devicePtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cublasAlloc])(n, elemSize, devicePtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -851,9 +852,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasAsumEx(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAsumEx(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasAsumEx])(handle, n, x, xType, incx, result, resultType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -914,9 +916,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasAsumEx_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAsumEx_64(cutap_c, handle, n, x, xType, incx, result, resultType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasAsumEx_64])(handle, n, x, xType, incx, result, resultType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -980,9 +983,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasAxpyEx(void *handle, int n, void *alpha, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAxpyEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, void *, unsigned int, int, unsigned int))cutap_real[CUTAP_ID_cublasAxpyEx])(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1046,9 +1050,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasAxpyEx_64(void *handle, long n, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasAxpyEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, void *, unsigned int, long, unsigned int))cutap_real[CUTAP_ID_cublasAxpyEx_64])(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1112,9 +1117,10 @@ CUTAP_SLOW void cutap_ct_cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCaxpy])(n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
@@ -1173,9 +1179,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCaxpy_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCaxpy_v2])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1235,9 +1242,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCaxpy_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1300,9 +1308,10 @@ CUTAP_SLOW void cutap_ct_cublasCcopy(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCcopy])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -1360,9 +1369,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCcopy_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCcopy_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCcopy_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1421,9 +1431,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCcopy_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCcopy_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1486,9 +1497,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdgmm(void *handle, unsigned int mode, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1551,9 +1563,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdgmm_64(void *handle, unsigned int mode,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1613,9 +1626,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdotc_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCdotc_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1675,9 +1689,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdotc_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasCdotc_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1737,9 +1752,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdotu_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCdotu_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1799,9 +1815,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCdotu_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasCdotu_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1872,9 +1889,10 @@ CUTAP_SLOW void cutap_ct_cublasCgbmv(char trans, int m, int n, int kl, int ku, s
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -1940,9 +1958,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgbmv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2009,9 +2028,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgbmv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2077,9 +2097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgeam(void *handle, unsigned int transa, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2145,9 +2166,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgeam_64(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2212,9 +2234,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgelsBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2285,9 +2308,10 @@ CUTAP_SLOW void cutap_ct_cublasCgemm(char transa, char transb, int m, int n, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -2353,9 +2377,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3m(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemm3m])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2423,9 +2448,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mBatched(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemm3mBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2493,9 +2519,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mBatched_64(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemm3mBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2565,9 +2592,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mEx(void *handle, unsigned int tran
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCgemm3mEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2637,9 +2665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mEx_64(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCgemm3mEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2710,9 +2739,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mStridedBatched(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemm3mStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2783,9 +2813,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3mStridedBatched_64(void *handle, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3mStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemm3mStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2852,9 +2883,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm3m_64(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemm3m_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2922,9 +2954,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2992,9 +3025,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3064,9 +3098,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmEx(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCgemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3136,9 +3171,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmEx_64(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCgemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3209,9 +3245,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3282,9 +3319,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemmStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3351,9 +3389,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3420,9 +3459,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemm_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3491,9 +3531,10 @@ CUTAP_SLOW void cutap_ct_cublasCgemv(char trans, int m, int n, struct cutap_sv_f
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
@@ -3558,9 +3599,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemvBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasCgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3626,9 +3668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemvBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasCgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3697,9 +3740,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemvStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasCgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3768,9 +3812,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemvStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasCgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3835,9 +3880,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3902,9 +3948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgemv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3965,9 +4012,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgeqrfBatched(void *handle, int m, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4034,9 +4082,10 @@ CUTAP_SLOW void cutap_ct_cublasCgerc(int m, int n, struct cutap_sv_float2 alpha,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgerc])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -4098,9 +4147,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgerc_v2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgerc_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4163,9 +4213,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgerc_v2_64(void *handle, long m, long n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgerc_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4232,9 +4283,10 @@ CUTAP_SLOW void cutap_ct_cublasCgeru(int m, int n, struct cutap_sv_float2 alpha,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeru])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -4296,9 +4348,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgeru_v2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgeru_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4361,9 +4414,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgeru_v2_64(void *handle, long m, long n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCgeru_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4423,9 +4477,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgetrfBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCgetrfBatched])(handle, n, A, lda, P, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4487,9 +4542,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgetriBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4553,9 +4609,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCgetrsBatched(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4624,9 +4681,10 @@ CUTAP_SLOW void cutap_ct_cublasChbmv(char uplo, int n, int k, struct cutap_sv_fl
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasChbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -4690,9 +4748,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4757,9 +4816,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4829,9 +4889,10 @@ CUTAP_SLOW void cutap_ct_cublasChemm(char side, char uplo, int m, int n, struct 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChemm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasChemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -4896,9 +4957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChemm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChemm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4964,9 +5026,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChemm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChemm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5034,9 +5097,10 @@ CUTAP_SLOW void cutap_ct_cublasChemv(char uplo, int n, struct cutap_sv_float2 al
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChemv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasChemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -5099,9 +5163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChemv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChemv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5165,9 +5230,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChemv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChemv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5232,9 +5298,10 @@ CUTAP_SLOW void cutap_ct_cublasCher(char uplo, int n, float alpha, void *x, int 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher])(uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasCher2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -5300,9 +5367,10 @@ CUTAP_SLOW void cutap_ct_cublasCher2(char uplo, int n, struct cutap_sv_float2 al
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher2])(uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -5364,9 +5432,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5429,9 +5498,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCher2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5501,9 +5571,10 @@ CUTAP_SLOW void cutap_ct_cublasCher2k(char uplo, char trans, int n, int k, struc
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasCher2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -5568,9 +5639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCher2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5636,9 +5708,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCher2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5699,9 +5772,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCher_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5762,9 +5836,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCher_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCher_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5832,9 +5907,10 @@ CUTAP_SLOW void cutap_ct_cublasCherk(char uplo, char trans, int n, int k, float 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasCherk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCherk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
@@ -5899,9 +5975,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherk3mEx(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCherk3mEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5967,9 +6044,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherk3mEx_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCherk3mEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6035,9 +6113,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherkEx(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCherkEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6103,9 +6182,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherkEx_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCherkEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6169,9 +6249,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCherk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6235,9 +6316,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCherk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6303,9 +6385,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6371,9 +6454,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCherkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCherkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6440,9 +6524,10 @@ CUTAP_SLOW void cutap_ct_cublasChpmv(char uplo, int n, struct cutap_sv_float2 al
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_float2, void *, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasChpmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasChpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
@@ -6504,9 +6589,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasChpmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6569,9 +6655,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasChpmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6635,9 +6722,10 @@ CUTAP_SLOW void cutap_ct_cublasChpr(char uplo, int n, float alpha, void *x, int 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr])(uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasChpr2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -6702,9 +6790,10 @@ CUTAP_SLOW void cutap_ct_cublasChpr2(char uplo, int n, struct cutap_sv_float2 al
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr2])(uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasChpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -6765,9 +6854,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6829,9 +6919,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasChpr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6891,9 +6982,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasChpr_v2])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6953,9 +7045,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasChpr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasChpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasChpr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7016,9 +7109,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCmatinvBatched(void *handle, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7079,9 +7173,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCopyEx(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCopyEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCopyEx])(handle, n, x, xType, incx, y, yType, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7142,9 +7237,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCopyEx_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCopyEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCopyEx_64])(handle, n, x, xType, incx, y, yType, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7205,9 +7301,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCreate_v2(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCreate_v2(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasCreate_v2])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7272,9 +7369,10 @@ CUTAP_SLOW void cutap_ct_cublasCrot(int n, void *x, int incx, void *y, int incy,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, float, struct cutap_sv_float2))cutap_real[CUTAP_ID_cublasCrot])(n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -7334,9 +7432,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCrot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasCrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7397,9 +7496,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCrot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasCrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7461,9 +7561,10 @@ CUTAP_SLOW void cutap_ct_cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, struct cutap_sv_float2, void *, void *))cutap_real[CUTAP_ID_cublasCrotg])(ca, cb, sc, cs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCrotg_v2(void *handle, void *a, void *b, void *c, void *s)
@@ -7520,9 +7621,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCrotg_v2(void *handle, void *a, void *b, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCrotg_v2(cutap_c, handle, a, b, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasCrotg_v2])(handle, a, b, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7584,9 +7686,10 @@ CUTAP_SLOW void cutap_ct_cublasCscal(int n, struct cutap_sv_float2 alpha, void *
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -7643,9 +7746,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCscal_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7703,9 +7807,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCscal_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7770,9 +7875,10 @@ CUTAP_SLOW void cutap_ct_cublasCsrot(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, float, float))cutap_real[CUTAP_ID_cublasCsrot])(n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCsrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -7832,9 +7938,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsrot_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasCsrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7895,9 +8002,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsrot_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasCsrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7959,9 +8067,10 @@ CUTAP_SLOW void cutap_ct_cublasCsscal(int n, float alpha, void *x, int incx)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, float, void *, int))cutap_real[CUTAP_ID_cublasCsscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCsscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -8018,9 +8127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsscal_v2(void *handle, int n, void *alph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8078,9 +8188,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsscal_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8143,9 +8254,10 @@ CUTAP_SLOW void cutap_ct_cublasCswap(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCswap])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -8203,9 +8315,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCswap_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCswap_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCswap_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8264,9 +8377,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCswap_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCswap_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8336,9 +8450,10 @@ CUTAP_SLOW void cutap_ct_cublasCsymm(char side, char uplo, int m, int n, struct 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -8403,9 +8518,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsymm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8471,9 +8587,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsymm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8537,9 +8654,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsymv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8603,9 +8721,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsymv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8668,9 +8787,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8733,9 +8853,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8805,9 +8926,10 @@ CUTAP_SLOW void cutap_ct_cublasCsyr2k(char uplo, char trans, int n, int k, struc
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -8872,9 +8994,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8940,9 +9063,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9003,9 +9127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9066,9 +9191,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9136,9 +9262,10 @@ CUTAP_SLOW void cutap_ct_cublasCsyrk(char uplo, char trans, int n, int k, struct
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, struct cutap_sv_float2, void *, int))cutap_real[CUTAP_ID_cublasCsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCsyrk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
@@ -9203,9 +9330,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk3mEx(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk3mEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCsyrk3mEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9271,9 +9399,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk3mEx_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk3mEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCsyrk3mEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9339,9 +9468,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkEx(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkEx(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasCsyrkEx])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9407,9 +9537,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkEx_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkEx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasCsyrkEx_64])(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9473,9 +9604,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9539,9 +9671,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9607,9 +9740,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9675,9 +9809,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCsyrkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9744,9 +9879,10 @@ CUTAP_SLOW void cutap_ct_cublasCtbmv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -9808,9 +9944,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9873,9 +10010,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9942,9 +10080,10 @@ CUTAP_SLOW void cutap_ct_cublasCtbsv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -10006,9 +10145,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtbsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10071,9 +10211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtbsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10138,9 +10279,10 @@ CUTAP_SLOW void cutap_ct_cublasCtpmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpmv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -10200,9 +10342,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10263,9 +10406,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10330,9 +10474,10 @@ CUTAP_SLOW void cutap_ct_cublasCtpsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpsv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -10392,9 +10537,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtpsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10455,9 +10601,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtpsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasCtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10516,9 +10663,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtpttr(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtpttr(cutap_c, handle, uplo, n, AP, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasCtpttr])(handle, uplo, n, AP, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10587,9 +10735,10 @@ CUTAP_SLOW void cutap_ct_cublasCtrmm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
@@ -10655,9 +10804,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrmm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10724,9 +10874,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrmm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10792,9 +10943,10 @@ CUTAP_SLOW void cutap_ct_cublasCtrmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -10855,9 +11007,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10919,9 +11072,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10990,9 +11144,10 @@ CUTAP_SLOW void cutap_ct_cublasCtrsm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
@@ -11057,9 +11212,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsmBatched(void *handle, unsigned int s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasCtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11125,9 +11281,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasCtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11192,9 +11349,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11259,9 +11417,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11327,9 +11486,10 @@ CUTAP_SLOW void cutap_ct_cublasCtrsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasCtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -11390,9 +11550,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasCtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11454,9 +11615,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasCtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11515,9 +11677,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasCtrttp(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasCtrttp(cutap_c, handle, uplo, n, A, lda, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasCtrttp])(handle, uplo, n, A, lda, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11575,9 +11738,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDasum_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDasum_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDasum_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11635,9 +11799,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDasum_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDasum_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDasum_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11701,9 +11866,10 @@ CUTAP_SLOW void cutap_ct_cublasDaxpy(int n, double alpha, void *x, int incx, voi
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDaxpy])(n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
@@ -11762,9 +11928,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDaxpy_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDaxpy_v2])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11824,9 +11991,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDaxpy_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11889,9 +12057,10 @@ CUTAP_SLOW void cutap_ct_cublasDcopy(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDcopy])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -11949,9 +12118,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDcopy_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDcopy_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDcopy_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12010,9 +12180,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDcopy_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDcopy_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12075,9 +12246,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDdgmm(void *handle, unsigned int mode, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12140,9 +12312,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDdgmm_64(void *handle, unsigned int mode,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12202,9 +12375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDdot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDdot_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12264,9 +12438,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDdot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDdot_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12320,9 +12495,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDestroy_v2(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDestroy_v2(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasDestroy_v2])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12393,9 +12569,10 @@ CUTAP_SLOW void cutap_ct_cublasDgbmv(char trans, int m, int n, int kl, int ku, d
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -12461,9 +12638,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgbmv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12530,9 +12708,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgbmv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12598,9 +12777,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgeam(void *handle, unsigned int transa, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12666,9 +12846,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgeam_64(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12733,9 +12914,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgelsBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12806,9 +12988,10 @@ CUTAP_SLOW void cutap_ct_cublasDgemm(char transa, char transb, int m, int n, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
@@ -12875,9 +13058,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasDgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12945,9 +13129,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasDgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13016,9 +13201,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmGroupedBatched(void *handle, void *t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasDgemmGroupedBatched])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13087,9 +13273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmGroupedBatched_64(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasDgemmGroupedBatched_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13160,9 +13347,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasDgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13233,9 +13421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemmStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasDgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13302,9 +13491,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemm_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13371,9 +13561,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemm_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13442,9 +13633,10 @@ CUTAP_SLOW void cutap_ct_cublasDgemv(char trans, int m, int n, double alpha, voi
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
@@ -13509,9 +13701,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemvBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasDgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13577,9 +13770,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemvBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasDgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13648,9 +13842,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemvStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasDgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13719,9 +13914,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemvStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasDgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13786,9 +13982,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13853,9 +14050,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgemv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13916,9 +14114,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgeqrfBatched(void *handle, int m, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13985,9 +14184,10 @@ CUTAP_SLOW void cutap_ct_cublasDger(int m, int n, double alpha, void *x, int inc
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, double, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDger])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -14049,9 +14249,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDger_v2(void *handle, int m, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDger_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14114,9 +14315,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDger_v2_64(void *handle, long m, long n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDger_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14176,9 +14378,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgetrfBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDgetrfBatched])(handle, n, A, lda, P, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14240,9 +14443,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgetriBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14306,9 +14510,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDgetrsBatched(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14369,9 +14574,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDmatinvBatched(void *handle, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14429,9 +14635,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDnrm2_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDnrm2_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDnrm2_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14489,9 +14696,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDnrm2_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDnrm2_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDnrm2_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14555,9 +14763,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDotEx(void *handle, int n, void *x, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotEx])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14621,9 +14830,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDotEx_64(void *handle, long n, void *x, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotEx_64])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14687,9 +14897,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDotcEx(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotcEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotcEx])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14753,9 +14964,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDotcEx_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDotcEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasDotcEx_64])(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14820,9 +15032,10 @@ CUTAP_SLOW void cutap_ct_cublasDrot(int n, void *x, int incx, void *y, int incy,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, double, double))cutap_real[CUTAP_ID_cublasDrot])(n, x, incx, y, incy, sc, ss);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -14882,9 +15095,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasDrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14945,9 +15159,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasDrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15009,9 +15224,10 @@ CUTAP_SLOW void cutap_ct_cublasDrotg(void *sa, void *sb, void *sc, void *ss)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotg])(sa, sb, sc, ss);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDrotg_v2(void *handle, void *a, void *b, void *c, void *s)
@@ -15068,9 +15284,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrotg_v2(void *handle, void *a, void *b, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotg_v2(cutap_c, handle, a, b, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotg_v2])(handle, a, b, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15134,9 +15351,10 @@ CUTAP_SLOW void cutap_ct_cublasDrotm(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDrotm])(n, x, incx, y, incy, sparam);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
@@ -15195,9 +15413,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrotm_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDrotm_v2])(handle, n, x, incx, y, incy, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15257,9 +15476,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrotm_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDrotm_v2_64])(handle, n, x, incx, y, incy, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15322,9 +15542,10 @@ CUTAP_SLOW void cutap_ct_cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotmg])(sd1, sd2, sx1, sy1, sparam);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
@@ -15382,9 +15603,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDrotmg_v2(void *handle, void *d1, void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasDrotmg_v2])(handle, d1, d2, x1, y1, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15453,9 +15675,10 @@ CUTAP_SLOW void cutap_ct_cublasDsbmv(char uplo, int n, int k, double alpha, void
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -15519,9 +15742,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15586,9 +15810,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15650,9 +15875,10 @@ CUTAP_SLOW void cutap_ct_cublasDscal(int n, double alpha, void *x, int incx)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, double, void *, int))cutap_real[CUTAP_ID_cublasDscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -15709,9 +15935,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDscal_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15769,9 +15996,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDscal_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15838,9 +16066,10 @@ CUTAP_SLOW void cutap_ct_cublasDspmv(char uplo, int n, double alpha, void *AP, v
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDspmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
@@ -15902,9 +16131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDspmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15967,9 +16197,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDspmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16033,9 +16264,10 @@ CUTAP_SLOW void cutap_ct_cublasDspr(char uplo, int n, double alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr])(uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasDspr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -16100,9 +16332,10 @@ CUTAP_SLOW void cutap_ct_cublasDspr2(char uplo, int n, double alpha, void *x, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr2])(uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -16163,9 +16396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16227,9 +16461,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDspr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16289,9 +16524,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasDspr_v2])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16351,9 +16587,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDspr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasDspr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16416,9 +16653,10 @@ CUTAP_SLOW void cutap_ct_cublasDswap(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDswap])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -16476,9 +16714,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDswap_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDswap_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDswap_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16537,9 +16776,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDswap_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDswap_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16609,9 +16849,10 @@ CUTAP_SLOW void cutap_ct_cublasDsymm(char side, char uplo, int m, int n, double 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -16676,9 +16917,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsymm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16744,9 +16986,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsymm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16814,9 +17057,10 @@ CUTAP_SLOW void cutap_ct_cublasDsymv(char uplo, int n, double alpha, void *A, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsymv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -16879,9 +17123,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsymv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16945,9 +17190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsymv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17012,9 +17258,10 @@ CUTAP_SLOW void cutap_ct_cublasDsyr(char uplo, int n, double alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr])(uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasDsyr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -17080,9 +17327,10 @@ CUTAP_SLOW void cutap_ct_cublasDsyr2(char uplo, int n, double alpha, void *x, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr2])(uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -17144,9 +17392,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17209,9 +17458,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17281,9 +17531,10 @@ CUTAP_SLOW void cutap_ct_cublasDsyr2k(char uplo, char trans, int n, int k, doubl
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -17348,9 +17599,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17416,9 +17668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17479,9 +17732,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17542,9 +17796,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17612,9 +17867,10 @@ CUTAP_SLOW void cutap_ct_cublasDsyrk(char uplo, char trans, int n, int k, double
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasDsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
@@ -17677,9 +17933,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyrk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17743,9 +18000,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyrk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17811,9 +18069,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyrkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17879,9 +18138,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDsyrkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17948,9 +18208,10 @@ CUTAP_SLOW void cutap_ct_cublasDtbmv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -18012,9 +18273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18077,9 +18339,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18146,9 +18409,10 @@ CUTAP_SLOW void cutap_ct_cublasDtbsv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -18210,9 +18474,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtbsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18275,9 +18540,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtbsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18342,9 +18608,10 @@ CUTAP_SLOW void cutap_ct_cublasDtpmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpmv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -18404,9 +18671,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18467,9 +18735,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18534,9 +18803,10 @@ CUTAP_SLOW void cutap_ct_cublasDtpsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpsv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -18596,9 +18866,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtpsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18659,9 +18930,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtpsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasDtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18720,9 +18992,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtpttr(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtpttr(cutap_c, handle, uplo, n, AP, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasDtpttr])(handle, uplo, n, AP, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18791,9 +19064,10 @@ CUTAP_SLOW void cutap_ct_cublasDtrmm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
@@ -18859,9 +19133,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrmm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18928,9 +19203,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrmm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18996,9 +19272,10 @@ CUTAP_SLOW void cutap_ct_cublasDtrmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -19059,9 +19336,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19123,9 +19401,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19194,9 +19473,10 @@ CUTAP_SLOW void cutap_ct_cublasDtrsm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
@@ -19261,9 +19541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsmBatched(void *handle, unsigned int s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasDtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19329,9 +19610,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasDtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19396,9 +19678,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19463,9 +19746,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19531,9 +19815,10 @@ CUTAP_SLOW void cutap_ct_cublasDtrsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasDtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -19594,9 +19879,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasDtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19658,9 +19944,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasDtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19719,9 +20006,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDtrttp(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDtrttp(cutap_c, handle, uplo, n, A, lda, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDtrttp])(handle, uplo, n, A, lda, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19779,9 +20067,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDzasum_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDzasum_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDzasum_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19839,9 +20128,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDzasum_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDzasum_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDzasum_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19899,9 +20189,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDznrm2_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDznrm2_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasDznrm2_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19959,9 +20250,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasDznrm2_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasDznrm2_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasDznrm2_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20015,9 +20307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasFree(void *devicePtr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasFree(cutap_c, devicePtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasFree])(devicePtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20090,9 +20383,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmBatchedEx(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmBatchedEx])(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20165,9 +20459,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmBatchedEx_64(void *handle, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmBatchedEx_64])(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20239,9 +20534,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmEx(void *handle, unsigned int transa,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20313,9 +20609,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmEx_64(void *handle, unsigned int tran
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20388,9 +20685,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmGroupedBatchedEx(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmGroupedBatchedEx(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, int, void *, unsigned int))cutap_real[CUTAP_ID_cublasGemmGroupedBatchedEx])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20463,9 +20761,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmGroupedBatchedEx_64(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmGroupedBatchedEx_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cublasGemmGroupedBatchedEx_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20541,9 +20840,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmStridedBatchedEx(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmStridedBatchedEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, long long, void *, unsigned int, int, long long, void *, void *, unsigned int, int, long long, int, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmStridedBatchedEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20619,9 +20919,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGemmStridedBatchedEx_64(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGemmStridedBatchedEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, long long, void *, unsigned int, long, long long, void *, void *, unsigned int, long, long long, long, unsigned int, int))cutap_real[CUTAP_ID_cublasGemmStridedBatchedEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20676,9 +20977,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetAtomicsMode(void *handle, void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetAtomicsMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetAtomicsMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20730,9 +21032,10 @@ CUTAP_SLOW unsigned long cutap_ct_cublasGetCudartVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetCudartVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasGetCudartVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -20787,9 +21090,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetEmulationSpecialValuesSupport(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetEmulationSpecialValuesSupport(cutap_c, handle, mask);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetEmulationSpecialValuesSupport])(handle, mask);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20844,9 +21148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetEmulationStrategy(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetEmulationStrategy(cutap_c, handle, emulationStrategy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetEmulationStrategy])(handle, emulationStrategy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20898,9 +21203,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetError(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetError(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasGetError])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20962,9 +21268,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaBitCountPoi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer])(handle, mantissaBitCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21019,9 +21326,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaBitOffset(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset])(handle, mantissaBitOffset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21076,9 +21384,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMantissaControl(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMantissaControl])(handle, mantissaControl);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21133,9 +21442,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetFixedPointEmulationMaxMantissaBitCount
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount])(handle, maxMantissaBitCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21196,9 +21506,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetLoggerCallback(void *userCallback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetLoggerCallback(cutap_c, userCallback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasGetLoggerCallback])(userCallback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21253,9 +21564,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetMathMode(void *handle, void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMathMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetMathMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21315,9 +21627,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrix(int rows, int cols, int elemSiz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasGetMatrix])(rows, cols, elemSize, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21378,9 +21691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrixAsync(int rows, int cols, int el
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasGetMatrixAsync])(rows, cols, elemSize, A, lda, B, ldb, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21441,9 +21755,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrixAsync_64(long rows, long cols, l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasGetMatrixAsync_64])(rows, cols, elemSize, A, lda, B, ldb, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21503,9 +21818,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetMatrix_64(long rows, long cols, long e
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasGetMatrix_64])(rows, cols, elemSize, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21560,9 +21876,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetPointerMode_v2(void *handle, void *mod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetPointerMode_v2(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetPointerMode_v2])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21617,9 +21934,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetProperty(unsigned int type, void *valu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21674,9 +21992,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetSmCountTarget(void *handle, void *smCo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetSmCountTarget(cutap_c, handle, smCountTarget);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetSmCountTarget])(handle, smCountTarget);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21730,9 +22049,10 @@ CUTAP_SLOW void * cutap_ct_cublasGetStatusName(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStatusName(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasGetStatusName])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -21786,9 +22106,10 @@ CUTAP_SLOW void * cutap_ct_cublasGetStatusString(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStatusString(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasGetStatusString])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -21850,9 +22171,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetStream_v2(void *handle, void *streamId
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetStream_v2(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetStream_v2])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21911,9 +22233,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVector(int n, int elemSize, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVector(cutap_c, n, elemSize, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasGetVector])(n, elemSize, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21973,9 +22296,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVectorAsync(int n, int elemSize, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVectorAsync(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasGetVectorAsync])(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22035,9 +22359,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVectorAsync_64(long n, long elemSize, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVectorAsync_64(cutap_c, n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasGetVectorAsync_64])(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22096,9 +22421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVector_64(long n, long elemSize, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVector_64(cutap_c, n, elemSize, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasGetVector_64])(n, elemSize, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22152,9 +22478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVersion(void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVersion(cutap_c, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasGetVersion])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22209,9 +22536,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasGetVersion_v2(void *handle, void *version
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasGetVersion_v2(cutap_c, handle, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasGetVersion_v2])(handle, version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22270,9 +22598,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIamaxEx(void *handle, int n, void *x, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIamaxEx(cutap_c, handle, n, x, xType, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasIamaxEx])(handle, n, x, xType, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22331,9 +22660,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIamaxEx_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIamaxEx_64(cutap_c, handle, n, x, xType, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_real[CUTAP_ID_cublasIamaxEx_64])(handle, n, x, xType, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22392,9 +22722,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIaminEx(void *handle, int n, void *x, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIaminEx(cutap_c, handle, n, x, xType, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasIaminEx])(handle, n, x, xType, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22453,9 +22784,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIaminEx_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIaminEx_64(cutap_c, handle, n, x, xType, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_real[CUTAP_ID_cublasIaminEx_64])(handle, n, x, xType, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22511,9 +22843,10 @@ CUTAP_SLOW int cutap_ct_cublasIcamax(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIcamax])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -22571,9 +22904,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIcamax_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIcamax_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22631,9 +22965,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIcamax_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamax_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIcamax_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22689,9 +23024,10 @@ CUTAP_SLOW int cutap_ct_cublasIcamin(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIcamin])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -22749,9 +23085,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIcamin_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIcamin_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22809,9 +23146,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIcamin_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIcamin_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIcamin_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22867,9 +23205,10 @@ CUTAP_SLOW int cutap_ct_cublasIdamax(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIdamax])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -22927,9 +23266,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIdamax_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIdamax_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22987,9 +23327,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIdamax_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamax_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIdamax_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23045,9 +23386,10 @@ CUTAP_SLOW int cutap_ct_cublasIdamin(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIdamin])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -23105,9 +23447,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIdamin_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIdamin_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23165,9 +23508,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIdamin_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIdamin_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIdamin_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23219,9 +23563,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasInit(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasInit(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasInit])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23277,9 +23622,10 @@ CUTAP_SLOW int cutap_ct_cublasIsamax(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIsamax])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -23337,9 +23683,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIsamax_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIsamax_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23397,9 +23744,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIsamax_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamax_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIsamax_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23455,9 +23803,10 @@ CUTAP_SLOW int cutap_ct_cublasIsamin(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIsamin])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -23515,9 +23864,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIsamin_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIsamin_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23575,9 +23925,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIsamin_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIsamin_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIsamin_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23633,9 +23984,10 @@ CUTAP_SLOW int cutap_ct_cublasIzamax(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIzamax])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -23693,9 +24045,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIzamax_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIzamax_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23753,9 +24106,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIzamax_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamax_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIzamax_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23811,9 +24165,10 @@ CUTAP_SLOW int cutap_ct_cublasIzamin(int n, void *x, int incx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin(cutap_c, n, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(int, void *, int))cutap_real[CUTAP_ID_cublasIzamin])(n, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -23871,9 +24226,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIzamin_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasIzamin_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23931,9 +24287,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasIzamin_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasIzamin_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasIzamin_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23994,9 +24351,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasNrm2Ex(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasNrm2Ex(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasNrm2Ex])(handle, n, x, xType, incx, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24057,9 +24415,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasNrm2Ex_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasNrm2Ex_64(cutap_c, handle, n, x, xType, incx, result, resultType, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasNrm2Ex_64])(handle, n, x, xType, incx, result, resultType, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24124,9 +24483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotEx(void *handle, int n, void *x, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotEx])(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24191,9 +24551,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotEx_64(void *handle, long n, void *x, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotEx_64])(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24254,9 +24615,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotgEx(void *handle, void *a, void *b, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotgEx(cutap_c, handle, a, b, abType, c, s, csType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotgEx])(handle, a, b, abType, c, s, csType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24320,9 +24682,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotmEx(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmEx(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmEx])(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24386,9 +24749,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotmEx_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmEx_64])(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24453,9 +24817,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasRotmgEx(void *handle, void *d1, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasRotmgEx(cutap_c, handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasRotmgEx])(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24513,9 +24878,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSasum_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSasum_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSasum_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24573,9 +24939,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSasum_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSasum_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSasum_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24639,9 +25006,10 @@ CUTAP_SLOW void cutap_ct_cublasSaxpy(int n, float alpha, void *x, int incx, void
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSaxpy])(n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
@@ -24700,9 +25068,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSaxpy_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSaxpy_v2])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24762,9 +25131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSaxpy_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24825,9 +25195,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScalEx(void *handle, int n, void *alpha, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScalEx(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, unsigned int))cutap_real[CUTAP_ID_cublasScalEx])(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24888,9 +25259,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScalEx_64(void *handle, long n, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScalEx_64(cutap_c, handle, n, alpha, alphaType, x, xType, incx, executionType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, unsigned int))cutap_real[CUTAP_ID_cublasScalEx_64])(handle, n, alpha, alphaType, x, xType, incx, executionType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24948,9 +25320,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScasum_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScasum_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasScasum_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25008,9 +25381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScasum_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScasum_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasScasum_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25068,9 +25442,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScnrm2_v2(void *handle, int n, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScnrm2_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasScnrm2_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25128,9 +25503,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScnrm2_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScnrm2_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasScnrm2_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25193,9 +25569,10 @@ CUTAP_SLOW void cutap_ct_cublasScopy(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasScopy])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasScopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -25253,9 +25630,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScopy_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScopy_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasScopy_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25314,9 +25692,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasScopy_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasScopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasScopy_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25379,9 +25758,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSdgmm(void *handle, unsigned int mode, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25444,9 +25824,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSdgmm_64(void *handle, unsigned int mode,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25506,9 +25887,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSdot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdot_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSdot_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25568,9 +25950,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSdot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSdot_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSdot_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25625,9 +26008,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetAtomicsMode(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetAtomicsMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetAtomicsMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25682,9 +26066,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetEmulationSpecialValuesSupport(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetEmulationSpecialValuesSupport(cutap_c, handle, mask);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetEmulationSpecialValuesSupport])(handle, mask);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25739,9 +26124,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetEmulationStrategy(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetEmulationStrategy(cutap_c, handle, emulationStrategy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetEmulationStrategy])(handle, emulationStrategy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25796,9 +26182,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaBitCountPoi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaBitCountPointer(cutap_c, handle, mantissaBitCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer])(handle, mantissaBitCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25853,9 +26240,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaBitOffset(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaBitOffset(cutap_c, handle, mantissaBitOffset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset])(handle, mantissaBitOffset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25910,9 +26298,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMantissaControl(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMantissaControl(cutap_c, handle, mantissaControl);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMantissaControl])(handle, mantissaControl);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25967,9 +26356,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetFixedPointEmulationMaxMantissaBitCount
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetFixedPointEmulationMaxMantissaBitCount(cutap_c, handle, maxMantissaBitCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount])(handle, maxMantissaBitCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26023,9 +26413,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetKernelStream(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetKernelStream(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasSetKernelStream])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26079,9 +26470,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetLoggerCallback(void *userCallback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetLoggerCallback(cutap_c, userCallback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasSetLoggerCallback])(userCallback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26136,9 +26528,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetMathMode(void *handle, unsigned int mo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMathMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetMathMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26198,9 +26591,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrix(int rows, int cols, int elemSiz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrix(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSetMatrix])(rows, cols, elemSize, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26261,9 +26655,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrixAsync(int rows, int cols, int el
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrixAsync(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSetMatrixAsync])(rows, cols, elemSize, A, lda, B, ldb, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26324,9 +26719,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrixAsync_64(long rows, long cols, l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrixAsync_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSetMatrixAsync_64])(rows, cols, elemSize, A, lda, B, ldb, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26386,9 +26782,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetMatrix_64(long rows, long cols, long e
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetMatrix_64(cutap_c, rows, cols, elemSize, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSetMatrix_64])(rows, cols, elemSize, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26443,9 +26840,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetPointerMode_v2(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetPointerMode_v2(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasSetPointerMode_v2])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26500,9 +26898,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetSmCountTarget(void *handle, int smCoun
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetSmCountTarget(cutap_c, handle, smCountTarget);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasSetSmCountTarget])(handle, smCountTarget);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26557,9 +26956,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetStream_v2(void *handle, void *streamId
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetStream_v2(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasSetStream_v2])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26618,9 +27018,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetVector(int n, int elemSize, void *x, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVector(cutap_c, n, elemSize, x, incx, devicePtr, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSetVector])(n, elemSize, x, incx, devicePtr, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26680,9 +27081,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetVectorAsync(int n, int elemSize, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVectorAsync(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSetVectorAsync])(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26742,9 +27144,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetVectorAsync_64(long n, long elemSize, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVectorAsync_64(cutap_c, n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSetVectorAsync_64])(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26803,9 +27206,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetVector_64(long n, long elemSize, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetVector_64(cutap_c, n, elemSize, x, incx, devicePtr, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSetVector_64])(n, elemSize, x, incx, devicePtr, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26861,9 +27265,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSetWorkspace_v2(void *handle, void *works
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSetWorkspace_v2(cutap_c, handle, workspace, workspaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasSetWorkspace_v2])(handle, workspace, workspaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26934,9 +27339,10 @@ CUTAP_SLOW void cutap_ct_cublasSgbmv(char trans, int m, int n, int kl, int ku, f
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -27002,9 +27408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgbmv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27071,9 +27478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgbmv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27139,9 +27547,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgeam(void *handle, unsigned int transa, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27207,9 +27616,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgeam_64(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27274,9 +27684,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgelsBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27347,9 +27758,10 @@ CUTAP_SLOW void cutap_ct_cublasSgemm(char transa, char transb, int m, int n, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
@@ -27416,9 +27828,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasSgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27486,9 +27899,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasSgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27558,9 +27972,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmEx(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmEx(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasSgemmEx])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27630,9 +28045,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmEx_64(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmEx_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasSgemmEx_64])(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27701,9 +28117,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmGroupedBatched(void *handle, void *t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmGroupedBatched(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasSgemmGroupedBatched])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27772,9 +28189,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmGroupedBatched_64(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmGroupedBatched_64(cutap_c, handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasSgemmGroupedBatched_64])(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27845,9 +28263,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasSgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27918,9 +28337,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemmStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasSgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27987,9 +28407,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemm_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28056,9 +28477,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemm_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28127,9 +28549,10 @@ CUTAP_SLOW void cutap_ct_cublasSgemv(char trans, int m, int n, float alpha, void
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
@@ -28194,9 +28617,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemvBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasSgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28262,9 +28686,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemvBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasSgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28333,9 +28758,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemvStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasSgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28404,9 +28830,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemvStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasSgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28471,9 +28898,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28538,9 +28966,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgemv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28601,9 +29030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgeqrfBatched(void *handle, int m, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28670,9 +29100,10 @@ CUTAP_SLOW void cutap_ct_cublasSger(int m, int n, float alpha, void *x, int incx
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, float, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSger])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -28734,9 +29165,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSger_v2(void *handle, int m, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSger_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSger_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28799,9 +29231,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSger_v2_64(void *handle, long m, long n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSger_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSger_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28861,9 +29294,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgetrfBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSgetrfBatched])(handle, n, A, lda, P, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28925,9 +29359,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgetriBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28991,9 +29426,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSgetrsBatched(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29045,9 +29481,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasShutdown(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasShutdown(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasShutdown])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29108,9 +29545,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSmatinvBatched(void *handle, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29168,9 +29606,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSnrm2_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSnrm2_v2(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSnrm2_v2])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29228,9 +29667,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSnrm2_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSnrm2_v2_64(cutap_c, handle, n, x, incx, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSnrm2_v2_64])(handle, n, x, incx, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29295,9 +29735,10 @@ CUTAP_SLOW void cutap_ct_cublasSrot(int n, void *x, int incx, void *y, int incy,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, float, float))cutap_real[CUTAP_ID_cublasSrot])(n, x, incx, y, incy, sc, ss);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -29357,9 +29798,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasSrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29420,9 +29862,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasSrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29484,9 +29927,10 @@ CUTAP_SLOW void cutap_ct_cublasSrotg(void *sa, void *sb, void *sc, void *ss)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotg])(sa, sb, sc, ss);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSrotg_v2(void *handle, void *a, void *b, void *c, void *s)
@@ -29543,9 +29987,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrotg_v2(void *handle, void *a, void *b, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotg_v2(cutap_c, handle, a, b, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotg_v2])(handle, a, b, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29609,9 +30054,10 @@ CUTAP_SLOW void cutap_ct_cublasSrotm(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSrotm])(n, x, incx, y, incy, sparam);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
@@ -29670,9 +30116,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrotm_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotm_v2(cutap_c, handle, n, x, incx, y, incy, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSrotm_v2])(handle, n, x, incx, y, incy, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29732,9 +30179,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrotm_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotm_v2_64(cutap_c, handle, n, x, incx, y, incy, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSrotm_v2_64])(handle, n, x, incx, y, incy, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29797,9 +30245,10 @@ CUTAP_SLOW void cutap_ct_cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotmg])(sd1, sd2, sx1, sy1, sparam);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
@@ -29857,9 +30306,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSrotmg_v2(void *handle, void *d1, void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSrotmg_v2(cutap_c, handle, d1, d2, x1, y1, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasSrotmg_v2])(handle, d1, d2, x1, y1, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29928,9 +30378,10 @@ CUTAP_SLOW void cutap_ct_cublasSsbmv(char uplo, int n, int k, float alpha, void 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -29994,9 +30445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30061,9 +30513,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30125,9 +30578,10 @@ CUTAP_SLOW void cutap_ct_cublasSscal(int n, float alpha, void *x, int incx)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, float, void *, int))cutap_real[CUTAP_ID_cublasSscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -30184,9 +30638,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSscal_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30244,9 +30699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSscal_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30313,9 +30769,10 @@ CUTAP_SLOW void cutap_ct_cublasSspmv(char uplo, int n, float alpha, void *AP, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSspmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
@@ -30377,9 +30834,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSspmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30442,9 +30900,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSspmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30508,9 +30967,10 @@ CUTAP_SLOW void cutap_ct_cublasSspr(char uplo, int n, float alpha, void *x, int 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr])(uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasSspr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -30575,9 +31035,10 @@ CUTAP_SLOW void cutap_ct_cublasSspr2(char uplo, int n, float alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr2])(uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -30638,9 +31099,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30702,9 +31164,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasSspr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30764,9 +31227,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasSspr_v2])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30826,9 +31290,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSspr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSspr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasSspr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30891,9 +31356,10 @@ CUTAP_SLOW void cutap_ct_cublasSswap(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSswap])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -30951,9 +31417,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSswap_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSswap_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSswap_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31012,9 +31479,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSswap_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSswap_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31084,9 +31552,10 @@ CUTAP_SLOW void cutap_ct_cublasSsymm(char side, char uplo, int m, int n, float a
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -31151,9 +31620,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsymm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31219,9 +31689,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsymm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31289,9 +31760,10 @@ CUTAP_SLOW void cutap_ct_cublasSsymv(char uplo, int n, float alpha, void *A, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsymv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -31354,9 +31826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsymv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31420,9 +31893,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsymv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31487,9 +31961,10 @@ CUTAP_SLOW void cutap_ct_cublasSsyr(char uplo, int n, float alpha, void *x, int 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr])(uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasSsyr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -31555,9 +32030,10 @@ CUTAP_SLOW void cutap_ct_cublasSsyr2(char uplo, int n, float alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, float, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr2])(uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -31619,9 +32095,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31684,9 +32161,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31756,9 +32234,10 @@ CUTAP_SLOW void cutap_ct_cublasSsyr2k(char uplo, char trans, int n, int k, float
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -31823,9 +32302,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31891,9 +32371,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31954,9 +32435,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasSsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32017,9 +32499,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasSsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32087,9 +32570,10 @@ CUTAP_SLOW void cutap_ct_cublasSsyrk(char uplo, char trans, int n, int k, float 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_real[CUTAP_ID_cublasSsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasSsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
@@ -32152,9 +32636,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyrk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32218,9 +32703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyrk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32286,9 +32772,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyrkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasSsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32354,9 +32841,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSsyrkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasSsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32423,9 +32911,10 @@ CUTAP_SLOW void cutap_ct_cublasStbmv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -32487,9 +32976,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32552,9 +33042,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32621,9 +33112,10 @@ CUTAP_SLOW void cutap_ct_cublasStbsv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -32685,9 +33177,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStbsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32750,9 +33243,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStbsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32817,9 +33311,10 @@ CUTAP_SLOW void cutap_ct_cublasStpmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpmv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -32879,9 +33374,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32942,9 +33438,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasStpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33009,9 +33506,10 @@ CUTAP_SLOW void cutap_ct_cublasStpsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpsv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -33071,9 +33569,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStpsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33134,9 +33633,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStpsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasStpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33195,9 +33695,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStpttr(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStpttr(cutap_c, handle, uplo, n, AP, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasStpttr])(handle, uplo, n, AP, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33266,9 +33767,10 @@ CUTAP_SLOW void cutap_ct_cublasStrmm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
@@ -33334,9 +33836,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrmm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33403,9 +33906,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrmm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33471,9 +33975,10 @@ CUTAP_SLOW void cutap_ct_cublasStrmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -33534,9 +34039,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33598,9 +34104,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33669,9 +34176,10 @@ CUTAP_SLOW void cutap_ct_cublasStrsm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
@@ -33736,9 +34244,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsmBatched(void *handle, unsigned int s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasStrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33804,9 +34313,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasStrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33871,9 +34381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33938,9 +34449,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34006,9 +34518,10 @@ CUTAP_SLOW void cutap_ct_cublasStrsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasStrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -34069,9 +34582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasStrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34133,9 +34647,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasStrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34194,9 +34709,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasStrttp(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasStrttp(cutap_c, handle, uplo, n, A, lda, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasStrttp])(handle, uplo, n, A, lda, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34257,9 +34773,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSwapEx(void *handle, int n, void *x, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSwapEx(cutap_c, handle, n, x, xType, incx, y, yType, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_real[CUTAP_ID_cublasSwapEx])(handle, n, x, xType, incx, y, yType, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34320,9 +34837,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasSwapEx_64(void *handle, long n, void *x, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasSwapEx_64(cutap_c, handle, n, x, xType, incx, y, yType, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_real[CUTAP_ID_cublasSwapEx_64])(handle, n, x, xType, incx, y, yType, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34393,9 +34911,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasUint8gemmBias(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasUint8gemmBias(cutap_c, handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, int, int, void *, int, int, void *, int, int, int, int))cutap_real[CUTAP_ID_cublasUint8gemmBias])(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34462,9 +34981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCgemm(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34530,9 +35050,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtChemm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtChemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtChemm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34598,9 +35119,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCher2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCher2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34664,9 +35186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCherk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCherk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34732,9 +35255,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCherkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34795,9 +35319,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34862,9 +35387,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCspmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34930,9 +35456,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCsymm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34998,9 +35525,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyr2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35064,9 +35592,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyrk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35132,9 +35661,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCsyrkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35201,9 +35731,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCtrmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35268,9 +35799,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtCtrsm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtCtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtCtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35324,9 +35856,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35382,9 +35915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDeviceSelect(void *handle, int nbDevice
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDeviceSelect(cutap_c, handle, nbDevices, deviceId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cublasXtDeviceSelect])(handle, nbDevices, deviceId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35451,9 +35985,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDgemm(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35518,9 +36053,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDspmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35586,9 +36122,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDsymm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35654,9 +36191,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyr2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35720,9 +36258,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyrk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35788,9 +36327,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDsyrkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35857,9 +36397,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDtrmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35924,9 +36465,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtDtrsm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtDtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtDtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35981,9 +36523,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtGetBlockDim(void *handle, void *blockDi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetBlockDim(cutap_c, handle, blockDim);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasXtGetBlockDim])(handle, blockDim);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36039,9 +36582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtGetNumBoards(int nbDevices, void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetNumBoards(cutap_c, nbDevices, deviceId, nbBoards);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cublasXtGetNumBoards])(nbDevices, deviceId, nbBoards);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36096,9 +36640,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtGetPinningMemMode(void *handle, void *m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtGetPinningMemMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cublasXtGetPinningMemMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36152,9 +36697,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtMaxBoards(void *nbGpuBoards)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtMaxBoards(cutap_c, nbGpuBoards);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasXtMaxBoards])(nbGpuBoards);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36209,9 +36755,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSetBlockDim(void *handle, int blockDim)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetBlockDim(cutap_c, handle, blockDim);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cublasXtSetBlockDim])(handle, blockDim);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36268,9 +36815,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSetCpuRatio(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetCpuRatio(cutap_c, handle, blasOp, type, ratio);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, float))cutap_real[CUTAP_ID_cublasXtSetCpuRatio])(handle, blasOp, type, ratio);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36327,9 +36875,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSetCpuRoutine(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetCpuRoutine(cutap_c, handle, blasOp, type, blasFunctor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cublasXtSetCpuRoutine])(handle, blasOp, type, blasFunctor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36384,9 +36933,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSetPinningMemMode(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSetPinningMemMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasXtSetPinningMemMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36453,9 +37003,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSgemm(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36520,9 +37071,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSspmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36588,9 +37140,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSsymm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36656,9 +37209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyr2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36722,9 +37276,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyrk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36790,9 +37345,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtSsyrkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtSsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtSsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36859,9 +37415,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtStrmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtStrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtStrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36926,9 +37483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtStrsm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtStrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtStrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36995,9 +37553,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZgemm(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZgemm(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZgemm])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37063,9 +37622,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZhemm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZhemm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZhemm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37131,9 +37691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZher2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZher2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZher2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37197,9 +37758,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZherk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZherk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZherk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37265,9 +37827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZherkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37332,9 +37895,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZspmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZspmm(cutap_c, handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZspmm])(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37400,9 +37964,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZsymm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsymm(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsymm])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37468,9 +38033,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyr2k(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyr2k(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyr2k])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37534,9 +38100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyrk(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyrk(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyrk])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37602,9 +38169,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZsyrkx(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37671,9 +38239,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZtrmm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZtrmm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZtrmm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37738,9 +38307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasXtZtrsm(void *handle, unsigned int side, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasXtZtrsm(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cublasXtZtrsm])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37804,9 +38374,10 @@ CUTAP_SLOW void cutap_ct_cublasZaxpy(int n, struct cutap_sv_double2 alpha, void 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZaxpy])(n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
@@ -37865,9 +38436,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZaxpy_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZaxpy_v2(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZaxpy_v2])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37927,9 +38499,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZaxpy_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZaxpy_v2_64(cutap_c, handle, n, alpha, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZaxpy_v2_64])(handle, n, alpha, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37992,9 +38565,10 @@ CUTAP_SLOW void cutap_ct_cublasZcopy(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZcopy])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -38052,9 +38626,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZcopy_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZcopy_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZcopy_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38113,9 +38688,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZcopy_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZcopy_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZcopy_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38178,9 +38754,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdgmm(void *handle, unsigned int mode, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdgmm(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZdgmm])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38243,9 +38820,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdgmm_64(void *handle, unsigned int mode,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdgmm_64(cutap_c, handle, mode, m, n, A, lda, x, incx, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZdgmm_64])(handle, mode, m, n, A, lda, x, incx, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38305,9 +38883,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdotc_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotc_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZdotc_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38367,9 +38946,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdotc_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotc_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZdotc_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38429,9 +39009,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdotu_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotu_v2(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZdotu_v2])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38491,9 +39072,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdotu_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdotu_v2_64(cutap_c, handle, n, x, incx, y, incy, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZdotu_v2_64])(handle, n, x, incx, y, incy, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38558,9 +39140,10 @@ CUTAP_SLOW void cutap_ct_cublasZdrot(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, double, double))cutap_real[CUTAP_ID_cublasZdrot])(n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZdrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -38620,9 +39203,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdrot_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasZdrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38683,9 +39267,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdrot_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasZdrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38747,9 +39332,10 @@ CUTAP_SLOW void cutap_ct_cublasZdscal(int n, double alpha, void *x, int incx)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, double, void *, int))cutap_real[CUTAP_ID_cublasZdscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZdscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -38806,9 +39392,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdscal_v2(void *handle, int n, void *alph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZdscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38866,9 +39453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZdscal_v2_64(void *handle, long n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZdscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZdscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38939,9 +39527,10 @@ CUTAP_SLOW void cutap_ct_cublasZgbmv(char trans, int m, int n, int kl, int ku, s
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgbmv])(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -39007,9 +39596,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgbmv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgbmv_v2(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgbmv_v2])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39076,9 +39666,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgbmv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgbmv_v2_64(cutap_c, handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgbmv_v2_64])(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39144,9 +39735,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgeam(void *handle, unsigned int transa, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeam(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeam])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39212,9 +39804,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgeam_64(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeam_64(cutap_c, handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgeam_64])(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39279,9 +39872,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgelsBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgelsBatched(cutap_c, handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgelsBatched])(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39352,9 +39946,10 @@ CUTAP_SLOW void cutap_ct_cublasZgemm(char transa, char transb, int m, int n, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgemm])(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -39420,9 +40015,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemm3m(void *handle, unsigned int transa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm3m(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemm3m])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39489,9 +40085,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemm3m_64(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm3m_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemm3m_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39559,9 +40156,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemmBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmBatched(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasZgemmBatched])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39629,9 +40227,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasZgemmBatched_64])(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39702,9 +40301,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemmStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmStridedBatched(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasZgemmStridedBatched])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39775,9 +40375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemmStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemmStridedBatched_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasZgemmStridedBatched_64])(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39844,9 +40445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemm_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm_v2(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemm_v2])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39913,9 +40515,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemm_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemm_v2_64(cutap_c, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemm_v2_64])(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -39984,9 +40587,10 @@ CUTAP_SLOW void cutap_ct_cublasZgemv(char trans, int m, int n, struct cutap_sv_d
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZgemv])(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
@@ -40051,9 +40655,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemvBatched(void *handle, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvBatched(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_real[CUTAP_ID_cublasZgemvBatched])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40119,9 +40724,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemvBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvBatched_64(cutap_c, handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_real[CUTAP_ID_cublasZgemvBatched_64])(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40190,9 +40796,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemvStridedBatched(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvStridedBatched(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_real[CUTAP_ID_cublasZgemvStridedBatched])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40261,9 +40868,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemvStridedBatched_64(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemvStridedBatched_64(cutap_c, handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_real[CUTAP_ID_cublasZgemvStridedBatched_64])(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40328,9 +40936,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemv_v2(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemv_v2(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgemv_v2])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40395,9 +41004,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgemv_v2_64(void *handle, unsigned int tr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgemv_v2_64(cutap_c, handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZgemv_v2_64])(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40458,9 +41068,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgeqrfBatched(void *handle, int m, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeqrfBatched(cutap_c, handle, m, n, Aarray, lda, TauArray, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgeqrfBatched])(handle, m, n, Aarray, lda, TauArray, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40527,9 +41138,10 @@ CUTAP_SLOW void cutap_ct_cublasZgerc(int m, int n, struct cutap_sv_double2 alpha
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgerc])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -40591,9 +41203,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgerc_v2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgerc_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgerc_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40656,9 +41269,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgerc_v2_64(void *handle, long m, long n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgerc_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgerc_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40725,9 +41339,10 @@ CUTAP_SLOW void cutap_ct_cublasZgeru(int m, int n, struct cutap_sv_double2 alpha
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeru])(m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -40789,9 +41404,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgeru_v2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeru_v2(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgeru_v2])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40854,9 +41470,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgeru_v2_64(void *handle, long m, long n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgeru_v2_64(cutap_c, handle, m, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZgeru_v2_64])(handle, m, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40916,9 +41533,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgetrfBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetrfBatched(cutap_c, handle, n, A, lda, P, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZgetrfBatched])(handle, n, A, lda, P, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -40980,9 +41598,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgetriBatched(void *handle, int n, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetriBatched(cutap_c, handle, n, A, lda, P, C, ldc, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgetriBatched])(handle, n, A, lda, P, C, ldc, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41046,9 +41665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZgetrsBatched(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZgetrsBatched(cutap_c, handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZgetrsBatched])(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41117,9 +41737,10 @@ CUTAP_SLOW void cutap_ct_cublasZhbmv(char uplo, int n, int k, struct cutap_sv_do
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhbmv])(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZhbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -41183,9 +41804,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhbmv_v2(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhbmv_v2])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41250,9 +41872,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhbmv_v2_64(cutap_c, handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhbmv_v2_64])(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41322,9 +41945,10 @@ CUTAP_SLOW void cutap_ct_cublasZhemm(char side, char uplo, int m, int n, struct 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhemm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZhemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -41389,9 +42013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhemm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhemm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41457,9 +42082,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhemm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhemm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41527,9 +42153,10 @@ CUTAP_SLOW void cutap_ct_cublasZhemv(char uplo, int n, struct cutap_sv_double2 a
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhemv])(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZhemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
@@ -41592,9 +42219,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhemv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhemv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41658,9 +42286,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhemv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhemv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhemv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41725,9 +42354,10 @@ CUTAP_SLOW void cutap_ct_cublasZher(char uplo, int n, double alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher])(uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasZher2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -41793,9 +42423,10 @@ CUTAP_SLOW void cutap_ct_cublasZher2(char uplo, int n, struct cutap_sv_double2 a
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher2])(uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
@@ -41857,9 +42488,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41922,9 +42554,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZher2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -41994,9 +42627,10 @@ CUTAP_SLOW void cutap_ct_cublasZher2k(char uplo, char trans, int n, int k, struc
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasZher2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -42061,9 +42695,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZher2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42129,9 +42764,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZher2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42192,9 +42828,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZher_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42255,9 +42892,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZher_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZher_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZher_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42325,9 +42963,10 @@ CUTAP_SLOW void cutap_ct_cublasZherk(char uplo, char trans, int n, int k, double
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_real[CUTAP_ID_cublasZherk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
@@ -42390,9 +43029,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZherk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZherk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42456,9 +43096,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZherk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZherk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42524,9 +43165,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZherkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZherkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42592,9 +43234,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZherkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZherkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZherkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42661,9 +43304,10 @@ CUTAP_SLOW void cutap_ct_cublasZhpmv(char uplo, int n, struct cutap_sv_double2 a
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_double2, void *, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZhpmv])(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZhpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
@@ -42725,9 +43369,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpmv_v2(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZhpmv_v2])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42790,9 +43435,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpmv_v2_64(cutap_c, handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZhpmv_v2_64])(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -42856,9 +43502,10 @@ CUTAP_SLOW void cutap_ct_cublasZhpr(char uplo, int n, double alpha, void *x, int
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, double, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr])(uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -42923,9 +43570,10 @@ CUTAP_SLOW void cutap_ct_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 a
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr2])(uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZhpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
@@ -42986,9 +43634,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43050,9 +43699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_real[CUTAP_ID_cublasZhpr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43112,9 +43762,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr_v2(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cublasZhpr_v2])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43174,9 +43825,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZhpr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZhpr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_real[CUTAP_ID_cublasZhpr_v2_64])(handle, uplo, n, alpha, x, incx, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43237,9 +43889,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZmatinvBatched(void *handle, int n, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZmatinvBatched(cutap_c, handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZmatinvBatched])(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43304,9 +43957,10 @@ CUTAP_SLOW void cutap_ct_cublasZrot(int n, void *x, int incx, void *y, int incy,
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int, double, struct cutap_sv_double2))cutap_real[CUTAP_ID_cublasZrot])(n, x, incx, y, incy, sc, cs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
@@ -43366,9 +44020,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZrot_v2(void *handle, int n, void *x, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrot_v2(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasZrot_v2])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43429,9 +44084,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZrot_v2_64(void *handle, long n, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrot_v2_64(cutap_c, handle, n, x, incx, y, incy, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_real[CUTAP_ID_cublasZrot_v2_64])(handle, n, x, incx, y, incy, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43493,9 +44149,10 @@ CUTAP_SLOW void cutap_ct_cublasZrotg(void *ca, struct cutap_sv_double2 cb, void 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, struct cutap_sv_double2, void *, void *))cutap_real[CUTAP_ID_cublasZrotg])(ca, cb, sc, cs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZrotg_v2(void *handle, void *a, void *b, void *c, void *s)
@@ -43552,9 +44209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZrotg_v2(void *handle, void *a, void *b, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZrotg_v2(cutap_c, handle, a, b, c, s);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasZrotg_v2])(handle, a, b, c, s);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43616,9 +44274,10 @@ CUTAP_SLOW void cutap_ct_cublasZscal(int n, struct cutap_sv_double2 alpha, void 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZscal])(n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZscal_v2(void *handle, int n, void *alpha, void *x, int incx)
@@ -43675,9 +44334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZscal_v2(void *handle, int n, void *alpha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZscal_v2(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZscal_v2])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43735,9 +44395,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZscal_v2_64(void *handle, long n, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZscal_v2_64(cutap_c, handle, n, alpha, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZscal_v2_64])(handle, n, alpha, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43800,9 +44461,10 @@ CUTAP_SLOW void cutap_ct_cublasZswap(int n, void *x, int incx, void *y, int incy
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZswap])(n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
@@ -43860,9 +44522,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZswap_v2(void *handle, int n, void *x, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZswap_v2(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZswap_v2])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43921,9 +44584,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZswap_v2_64(void *handle, long n, void *x
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZswap_v2_64(cutap_c, handle, n, x, incx, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZswap_v2_64])(handle, n, x, incx, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -43993,9 +44657,10 @@ CUTAP_SLOW void cutap_ct_cublasZsymm(char side, char uplo, int m, int n, struct 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsymm])(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -44060,9 +44725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsymm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymm_v2(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsymm_v2])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44128,9 +44794,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsymm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymm_v2_64(cutap_c, handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsymm_v2_64])(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44194,9 +44861,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsymv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymv_v2(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsymv_v2])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44260,9 +44928,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsymv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsymv_v2_64(cutap_c, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsymv_v2_64])(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44325,9 +44994,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2_v2(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZsyr2_v2])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44390,9 +45060,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZsyr2_v2_64])(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44462,9 +45133,10 @@ CUTAP_SLOW void cutap_ct_cublasZsyr2k(char uplo, char trans, int n, int k, struc
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsyr2k])(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
@@ -44529,9 +45201,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2k_v2(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2k_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyr2k_v2])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44597,9 +45270,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr2k_v2_64(void *handle, unsigned int u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr2k_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyr2k_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44660,9 +45334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr_v2(void *handle, unsigned int uplo, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr_v2(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZsyr_v2])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44723,9 +45398,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyr_v2_64(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyr_v2_64(cutap_c, handle, uplo, n, alpha, x, incx, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZsyr_v2_64])(handle, uplo, n, alpha, x, incx, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44793,9 +45469,10 @@ CUTAP_SLOW void cutap_ct_cublasZsyrk(char uplo, char trans, int n, int k, struct
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, struct cutap_sv_double2, void *, int))cutap_real[CUTAP_ID_cublasZsyrk])(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
@@ -44858,9 +45535,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyrk_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrk_v2(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyrk_v2])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44924,9 +45602,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyrk_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrk_v2_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyrk_v2_64])(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -44992,9 +45671,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyrkx(void *handle, unsigned int uplo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrkx(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZsyrkx])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45060,9 +45740,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZsyrkx_64(void *handle, unsigned int uplo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZsyrkx_64(cutap_c, handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZsyrkx_64])(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45129,9 +45810,10 @@ CUTAP_SLOW void cutap_ct_cublasZtbmv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbmv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -45193,9 +45875,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtbmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbmv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbmv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45258,9 +45941,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtbmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbmv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtbmv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45327,9 +46011,10 @@ CUTAP_SLOW void cutap_ct_cublasZtbsv(char uplo, char trans, char diag, int n, in
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbsv])(uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
@@ -45391,9 +46076,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtbsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbsv_v2(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtbsv_v2])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45456,9 +46142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtbsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtbsv_v2_64(cutap_c, handle, uplo, trans, diag, n, k, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtbsv_v2_64])(handle, uplo, trans, diag, n, k, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45523,9 +46210,10 @@ CUTAP_SLOW void cutap_ct_cublasZtpmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpmv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -45585,9 +46273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtpmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpmv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpmv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45648,9 +46337,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtpmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpmv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZtpmv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45715,9 +46405,10 @@ CUTAP_SLOW void cutap_ct_cublasZtpsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpsv])(uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
@@ -45777,9 +46468,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtpsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpsv_v2(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpsv_v2])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45840,9 +46532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtpsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpsv_v2_64(cutap_c, handle, uplo, trans, diag, n, AP, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_real[CUTAP_ID_cublasZtpsv_v2_64])(handle, uplo, trans, diag, n, AP, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45901,9 +46594,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtpttr(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtpttr(cutap_c, handle, uplo, n, AP, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_real[CUTAP_ID_cublasZtpttr])(handle, uplo, n, AP, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -45972,9 +46666,10 @@ CUTAP_SLOW void cutap_ct_cublasZtrmm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
@@ -46040,9 +46735,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrmm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46109,9 +46805,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrmm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrmm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46177,9 +46874,10 @@ CUTAP_SLOW void cutap_ct_cublasZtrmv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -46240,9 +46938,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrmv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrmv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46304,9 +47003,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrmv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrmv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrmv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46375,9 +47075,10 @@ CUTAP_SLOW void cutap_ct_cublasZtrsm(char side, char uplo, char transa, char dia
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsm])(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
@@ -46442,9 +47143,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsmBatched(void *handle, unsigned int s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsmBatched(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_real[CUTAP_ID_cublasZtrsmBatched])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46510,9 +47212,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsmBatched_64(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsmBatched_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_real[CUTAP_ID_cublasZtrsmBatched_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46577,9 +47280,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsm_v2(void *handle, unsigned int side,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsm_v2(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsm_v2])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46644,9 +47348,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsm_v2_64(void *handle, unsigned int si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsm_v2_64(cutap_c, handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrsm_v2_64])(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46712,9 +47417,10 @@ CUTAP_SLOW void cutap_ct_cublasZtrsv(char uplo, char trans, char diag, int n, vo
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(char, char, char, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsv])(uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasZtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
@@ -46775,9 +47481,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsv_v2(void *handle, unsigned int uplo,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsv_v2(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cublasZtrsv_v2])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46839,9 +47546,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrsv_v2_64(void *handle, unsigned int up
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrsv_v2_64(cutap_c, handle, uplo, trans, diag, n, A, lda, x, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_real[CUTAP_ID_cublasZtrsv_v2_64])(handle, uplo, trans, diag, n, A, lda, x, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -46900,9 +47608,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasZtrttp(void *handle, unsigned int uplo, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasZtrttp(cutap_c, handle, uplo, n, A, lda, AP);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cublasZtrttp])(handle, uplo, n, A, lda, AP);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -116,9 +116,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtCreate(void *lightHandle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtCreate(cutap_c, lightHandle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtCreate])(lightHandle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -172,9 +173,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtDestroy(void *lightHandle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtDestroy(cutap_c, lightHandle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtDestroy])(lightHandle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -235,9 +237,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescCreate(void *emulationDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescCreate(cutap_c, emulationDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescCreate])(emulationDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -291,9 +294,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescDestroy(void *emulationDes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescDestroy(cutap_c, emulationDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescDestroy])(emulationDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -351,9 +355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescGetAttribute(void *emulati
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescGetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtEmulationDescGetAttribute])(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -408,9 +413,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescInit_internal(void *emulat
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescInit_internal(cutap_c, emulationDesc, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescInit_internal])(emulationDesc, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -467,9 +473,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescSetAttribute(void *emulati
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescSetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescSetAttribute])(emulationDesc, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -521,9 +528,10 @@ CUTAP_SLOW unsigned long cutap_ct_cublasLtGetCudartVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetCudartVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetCudartVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -578,9 +586,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtGetProperty(unsigned int type, void *va
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasLtGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -634,9 +643,10 @@ CUTAP_SLOW void * cutap_ct_cublasLtGetStatusName(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusName(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusName])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -690,9 +700,10 @@ CUTAP_SLOW void * cutap_ct_cublasLtGetStatusString(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusString(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusString])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -744,9 +755,10 @@ CUTAP_SLOW unsigned long cutap_ct_cublasLtGetVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -800,9 +812,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheGetCapacity(void *capaci
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheGetCapacity(cutap_c, capacity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity])(capacity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -856,9 +869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheSetCapacity(unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheSetCapacity(cutap_c, capacity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity])(capacity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -910,9 +924,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerForceDisable(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerForceDisable(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasLtLoggerForceDisable])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -966,9 +981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetCallback(void *callback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetCallback(cutap_c, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetCallback])(callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1022,9 +1038,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetFile(void *file)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetFile(cutap_c, file);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetFile])(file);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1078,9 +1095,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetLevel(int level)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetLevel(cutap_c, level);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetLevel])(level);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1134,9 +1152,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetMask(int mask)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetMask(cutap_c, mask);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetMask])(mask);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1205,9 +1224,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmul(void *lightHandle, void *compute
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmul(cutap_c, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmul])(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1265,9 +1285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCapGetAttribute(void *algo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCapGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1328,9 +1349,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCheck(void *lightHandle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCheck(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCheck])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1388,9 +1410,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigGetAttribute(void *algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1447,9 +1470,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigSetAttribute(void *algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigSetAttribute(cutap_c, algo, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute])(algo, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1512,9 +1536,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetHeuristic(void *lightHandl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetHeuristic(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1577,9 +1602,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetIds(void *lightHandle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetIds(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetIds])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1641,9 +1667,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoInit(void *lightHandle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoInit(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoInit])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1706,9 +1733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescCreate(void *matmulDesc, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescCreate(cutap_c, matmulDesc, computeType, scaleType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescCreate])(matmulDesc, computeType, scaleType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1762,9 +1790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescDestroy(void *matmulDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescDestroy(cutap_c, matmulDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulDescDestroy])(matmulDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1822,9 +1851,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescGetAttribute(void *matmulDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescGetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulDescGetAttribute])(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1881,9 +1911,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescInit_internal(void *matmulDes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescInit_internal(cutap_c, matmulDesc, size, computeType, scaleType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescInit_internal])(matmulDesc, size, computeType, scaleType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1940,9 +1971,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescSetAttribute(void *matmulDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescSetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulDescSetAttribute])(matmulDesc, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2003,9 +2035,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceCreate(void *pref)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceCreate(cutap_c, pref);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceCreate])(pref);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2059,9 +2092,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceDestroy(void *pref)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceDestroy(cutap_c, pref);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceDestroy])(pref);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2119,9 +2153,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceGetAttribute(void *pref
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceGetAttribute(cutap_c, pref, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute])(pref, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2176,9 +2211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceInit_internal(void *pre
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceInit_internal(cutap_c, pref, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceInit_internal])(pref, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2235,9 +2271,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceSetAttribute(void *pref
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceSetAttribute(cutap_c, pref, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute])(pref, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2302,9 +2339,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutCreate(void *matLayout, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutCreate(cutap_c, matLayout, type, rows, cols, ld);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutCreate])(matLayout, type, rows, cols, ld);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2358,9 +2396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutDestroy(void *matLayout)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutDestroy(cutap_c, matLayout);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutDestroy])(matLayout);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2418,9 +2457,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutGetAttribute(void *matLayou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutGetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutGetAttribute])(matLayout, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2479,9 +2519,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutInit_internal(void *matLayo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutInit_internal(cutap_c, matLayout, size, type, rows, cols, ld);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutInit_internal])(matLayout, size, type, rows, cols, ld);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2538,9 +2579,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutSetAttribute(void *matLayou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutSetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutSetAttribute])(matLayout, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2604,9 +2646,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransform(void *lightHandle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransform(cutap_c, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransform])(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2668,9 +2711,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescCreate(void *transfo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescCreate(cutap_c, transformDesc, scaleType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescCreate])(transformDesc, scaleType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2724,9 +2768,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescDestroy(void *transf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescDestroy(cutap_c, transformDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescDestroy])(transformDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2784,9 +2829,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescGetAttribute(void *t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescGetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes, sizeWritten);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute])(transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2842,9 +2888,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescInit_internal(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescInit_internal(cutap_c, transformDesc, size, scaleType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescInit_internal])(transformDesc, size, scaleType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2901,9 +2948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescSetAttribute(void *t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescSetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute])(transformDesc, attr, buf, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

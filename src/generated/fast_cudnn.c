@@ -291,9 +291,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnActivationBackward(void *handle, void *act
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationBackward(cutap_c, handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationBackward])(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -354,9 +355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnActivationForward(void *handle, void *acti
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationForward(cutap_c, handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationForward])(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -416,9 +418,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnAddTensor(void *handle, void *alpha, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAddTensor(cutap_c, handle, alpha, aDesc, A, beta, cDesc, C);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnAddTensor])(handle, alpha, aDesc, A, beta, cDesc, C);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -470,9 +473,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnAdvVersionCheck(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAdvVersionCheck(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnAdvVersionCheck])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -534,9 +538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendCreateDescriptor(unsigned int descr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendCreateDescriptor(cutap_c, descriptorType, descriptor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnBackendCreateDescriptor])(descriptorType, descriptor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -590,9 +595,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendDestroyDescriptor(void *descriptor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendDestroyDescriptor(cutap_c, descriptor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendDestroyDescriptor])(descriptor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -648,9 +654,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendExecute(void *handle, void *executi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendExecute(cutap_c, handle, executionPlan, variantPack);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendExecute])(handle, executionPlan, variantPack);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -704,9 +711,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendFinalize(void *descriptor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendFinalize(cutap_c, descriptor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendFinalize])(descriptor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -765,9 +773,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendGetAttribute(void *descriptor, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendGetAttribute(cutap_c, descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_real[CUTAP_ID_cudnnBackendGetAttribute])(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -821,9 +830,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendInitialize(void *descriptor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendInitialize(cutap_c, descriptor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendInitialize])(descriptor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -880,9 +890,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendPopulateCudaGraph(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendPopulateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendPopulateCudaGraph])(handle, executionPlan, variantPack, graph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -940,9 +951,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendSetAttribute(void *descriptor, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendSetAttribute(cutap_c, descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_real[CUTAP_ID_cudnnBackendSetAttribute])(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -999,9 +1011,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBackendUpdateCudaGraph(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendUpdateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendUpdateCudaGraph])(handle, executionPlan, variantPack, graph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1073,9 +1086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackward(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackward(cutap_c, handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackward])(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1158,9 +1172,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackwardEx(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackwardEx(cutap_c, handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackwardEx])(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1227,9 +1242,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardInference(void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardInference(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardInference])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1299,9 +1315,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTraining(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTraining(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTraining])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1379,9 +1396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTrainingEx(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTrainingEx(cutap_c, handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx])(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1437,9 +1455,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnBuildRNNDynamic(void *handle, void *rnnDes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBuildRNNDynamic(cutap_c, handle, rnnDesc, miniBatch);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cudnnBuildRNNDynamic])(handle, rnnDesc, miniBatch);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1505,9 +1524,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss(void *handle, void *probsDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss(cutap_c, handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnCTCLoss])(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1573,9 +1593,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss_v8(void *handle, unsigned int algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnCTCLoss_v8])(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1627,9 +1648,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCnnVersionCheck(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCnnVersionCheck(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnCnnVersionCheck])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1689,9 +1711,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardBias(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardBias(cutap_c, handle, alpha, dyDesc, dy, beta, dbDesc, db);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardBias])(handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1757,9 +1780,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardData(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardData(cutap_c, handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardData])(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1825,9 +1849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardFilter(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardFilter(cutap_c, handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardFilter])(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1898,9 +1923,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBiasActivationForward(void *han
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBiasActivationForward(cutap_c, handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBiasActivationForward])(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1966,9 +1992,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionForward(void *handle, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionForward(cutap_c, handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionForward])(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2029,9 +2056,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2092,9 +2120,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateActivationDescriptor(void *activatio
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateActivationDescriptor(cutap_c, activationDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateActivationDescriptor])(activationDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2155,9 +2184,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateAttnDescriptor(void *attnDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateAttnDescriptor(cutap_c, attnDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateAttnDescriptor])(attnDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2218,9 +2248,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateCTCLossDescriptor(cutap_c, ctcLossDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateCTCLossDescriptor])(ctcLossDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2281,9 +2312,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateConvolutionDescriptor(void *convDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateConvolutionDescriptor(cutap_c, convDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateConvolutionDescriptor])(convDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2344,9 +2376,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateDropoutDescriptor(void *dropoutDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateDropoutDescriptor(cutap_c, dropoutDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateDropoutDescriptor])(dropoutDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2407,9 +2440,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFilterDescriptor(void *filterDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFilterDescriptor(cutap_c, filterDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateFilterDescriptor])(filterDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2471,9 +2505,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsConstParamPack(void *constPa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsConstParamPack(cutap_c, constPack, ops);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsConstParamPack])(constPack, ops);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2535,9 +2570,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsPlan(void *plan, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsPlan(cutap_c, plan, ops);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsPlan])(plan, ops);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2599,9 +2635,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsVariantParamPack(void *varPa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsVariantParamPack(cutap_c, varPack, ops);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack])(varPack, ops);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2662,9 +2699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateLRNDescriptor(void *normDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateLRNDescriptor(cutap_c, normDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateLRNDescriptor])(normDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2725,9 +2763,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateOpTensorDescriptor(void *opTensorDes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateOpTensorDescriptor(cutap_c, opTensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateOpTensorDescriptor])(opTensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2788,9 +2827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreatePoolingDescriptor(void *poolingDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreatePoolingDescriptor(cutap_c, poolingDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreatePoolingDescriptor])(poolingDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2851,9 +2891,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDataDescriptor(cutap_c, rnnDataDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDataDescriptor])(rnnDataDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2914,9 +2955,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDescriptor(void *rnnDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDescriptor(cutap_c, rnnDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDescriptor])(rnnDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2977,9 +3019,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateReduceTensorDescriptor(void *reduceT
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateReduceTensorDescriptor(cutap_c, reduceTensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateReduceTensorDescriptor])(reduceTensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3040,9 +3083,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSeqDataDescriptor(cutap_c, seqDataDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSeqDataDescriptor])(seqDataDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3103,9 +3147,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSpatialTransformerDescriptor(void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSpatialTransformerDescriptor(cutap_c, stDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor])(stDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3166,9 +3211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorDescriptor(void *tensorDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorDescriptor(cutap_c, tensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorDescriptor])(tensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3229,9 +3275,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorTransformDescriptor(void *tran
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorTransformDescriptor(cutap_c, transformDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorTransformDescriptor])(transformDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3287,9 +3334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveBNTensorDescriptor(void *derivedBnDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveBNTensorDescriptor(cutap_c, derivedBnDesc, xDesc, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnDeriveBNTensorDescriptor])(derivedBnDesc, xDesc, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3347,9 +3395,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveNormTensorDescriptor(void *derivedNo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveNormTensorDescriptor(cutap_c, derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudnnDeriveNormTensorDescriptor])(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3403,9 +3452,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3459,9 +3509,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyActivationDescriptor(void *activati
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyActivationDescriptor(cutap_c, activationDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyActivationDescriptor])(activationDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3515,9 +3566,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyAttnDescriptor(void *attnDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyAttnDescriptor(cutap_c, attnDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyAttnDescriptor])(attnDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3571,9 +3623,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyCTCLossDescriptor(cutap_c, ctcLossDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyCTCLossDescriptor])(ctcLossDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3627,9 +3680,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyConvolutionDescriptor(void *convDes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyConvolutionDescriptor(cutap_c, convDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyConvolutionDescriptor])(convDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3683,9 +3737,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyDropoutDescriptor(void *dropoutDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyDropoutDescriptor(cutap_c, dropoutDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyDropoutDescriptor])(dropoutDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3739,9 +3794,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFilterDescriptor(void *filterDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFilterDescriptor(cutap_c, filterDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFilterDescriptor])(filterDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3795,9 +3851,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsConstParamPack(void *constP
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsConstParamPack(cutap_c, constPack);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack])(constPack);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3851,9 +3908,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsPlan(void *plan)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsPlan(cutap_c, plan);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsPlan])(plan);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3907,9 +3965,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsVariantParamPack(void *varP
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsVariantParamPack(cutap_c, varPack);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack])(varPack);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3963,9 +4022,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyLRNDescriptor(void *lrnDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyLRNDescriptor(cutap_c, lrnDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyLRNDescriptor])(lrnDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4019,9 +4079,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyOpTensorDescriptor(void *opTensorDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyOpTensorDescriptor(cutap_c, opTensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyOpTensorDescriptor])(opTensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4075,9 +4136,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyPoolingDescriptor(void *poolingDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyPoolingDescriptor(cutap_c, poolingDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyPoolingDescriptor])(poolingDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4131,9 +4193,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDataDescriptor(cutap_c, rnnDataDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDataDescriptor])(rnnDataDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4187,9 +4250,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDescriptor(void *rnnDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDescriptor(cutap_c, rnnDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDescriptor])(rnnDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4243,9 +4307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyReduceTensorDescriptor(void *reduce
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyReduceTensorDescriptor(cutap_c, reduceTensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyReduceTensorDescriptor])(reduceTensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4299,9 +4364,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySeqDataDescriptor(void *seqDataDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySeqDataDescriptor(cutap_c, seqDataDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySeqDataDescriptor])(seqDataDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4355,9 +4421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySpatialTransformerDescriptor(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySpatialTransformerDescriptor(cutap_c, stDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor])(stDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4411,9 +4478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorDescriptor(void *tensorDesc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorDescriptor(cutap_c, tensorDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorDescriptor])(tensorDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4467,9 +4535,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorTransformDescriptor(void *tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorTransformDescriptor(cutap_c, transformDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorTransformDescriptor])(transformDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4536,9 +4605,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationBackward(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationBackward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationBackward])(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4603,9 +4673,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationForward(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationForward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationForward])(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4666,9 +4737,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutBackward(void *handle, void *dropou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutBackward(cutap_c, handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutBackward])(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4729,9 +4801,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutForward(void *handle, void *dropout
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutForward(cutap_c, handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutForward])(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4786,9 +4859,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetReserveSpaceSize(void *xdesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetReserveSpaceSize(cutap_c, xdesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetReserveSpaceSize])(xdesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4843,9 +4917,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetStatesSize(void *handle, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetStatesSize(cutap_c, handle, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetStatesSize])(handle, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4906,9 +4981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithm(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithm(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm])(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4974,9 +5050,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithmEx(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithmEx(cutap_c, handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx])(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5037,9 +5114,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithm(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithm(cutap_c, handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm])(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5105,9 +5183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithmEx(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithmEx(cutap_c, handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx])(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5168,9 +5247,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithm(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithm(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm])(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5236,9 +5316,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithmEx(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithmEx(cutap_c, handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx])(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5294,9 +5375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnFusedOpsExecute(void *handle, void *plan, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFusedOpsExecute(cutap_c, handle, plan, varPack);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnFusedOpsExecute])(handle, plan, varPack);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5353,9 +5435,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptor(void *activationDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5410,9 +5493,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptorSwishBeta(void *act
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5497,9 +5581,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetAttnDescriptor(void *attnDesc, void *at
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5563,9 +5648,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationBackwardExWorkspaceSi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize])(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5627,9 +5713,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationForwardTrainingExWork
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize])(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5688,9 +5775,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationTrainingExReserveSpac
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cutap_c, handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize])(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5745,9 +5833,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor(void *ctcLossDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor])(ctcLossDesc, compType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5804,9 +5893,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5864,9 +5954,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5924,9 +6015,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5988,9 +6080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize(cutap_c, handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize])(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6049,9 +6142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize_v8(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8])(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6119,9 +6213,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetCallback(void *mask, void *udata, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCallback(cutap_c, mask, udata, fptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCallback])(mask, udata, fptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6183,9 +6278,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dDescriptor(void *convDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6245,9 +6341,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dForwardOutputDim(void *con
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6302,9 +6399,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithmMaxCoun
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cutap_c, handle, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount])(handle, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6365,9 +6463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithm_v7(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithm_v7(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7])(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6427,9 +6526,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataWorkspaceSize(vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataWorkspaceSize(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize])(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6484,9 +6584,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithmMaxCo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cutap_c, handle, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount])(handle, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6547,9 +6648,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithm_v7(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cutap_c, handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7])(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6609,9 +6711,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterWorkspaceSize(
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterWorkspaceSize(cutap_c, handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize])(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6666,9 +6769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithmMaxCount(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithmMaxCount(cutap_c, handle, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount])(handle, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6729,9 +6833,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithm_v7(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithm_v7(cutap_c, handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7])(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6791,9 +6896,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardWorkspaceSize(void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardWorkspaceSize(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize])(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6848,9 +6954,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionGroupCount(void *convDesc, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionGroupCount(cutap_c, convDesc, groupCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionGroupCount])(convDesc, groupCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6905,9 +7012,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionMathType(void *convDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionMathType(cutap_c, convDesc, mathType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionMathType])(convDesc, mathType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6968,9 +7076,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdDescriptor(void *convDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdDescriptor(cutap_c, convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdDescriptor])(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7028,9 +7137,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdForwardOutputDim(void *con
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7085,9 +7195,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionReorderType(void *convDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionReorderType(cutap_c, convDesc, reorderType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionReorderType])(convDesc, reorderType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7139,9 +7250,10 @@ CUTAP_SLOW unsigned long cutap_ct_cudnnGetCudartVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCudartVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetCudartVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -7206,9 +7318,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetDropoutDescriptor(void *dropoutDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, seed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetDropoutDescriptor])(dropoutDesc, handle, dropout, states, seed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7262,9 +7375,10 @@ CUTAP_SLOW void * cutap_ct_cudnnGetErrorString(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetErrorString(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudnnGetErrorString])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -7324,9 +7438,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilter4dDescriptor(void *filterDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7385,9 +7500,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterNdDescriptor(void *filterDesc, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterNdDescriptor(cutap_c, filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterNdDescriptor])(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7442,9 +7558,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterSizeInBytes(void *filterDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterSizeInBytes(cutap_c, filterDesc, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterSizeInBytes])(filterDesc, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7511,9 +7628,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFoldedConvBackwardDataDescriptors(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFoldedConvBackwardDataDescriptors(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors])(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7570,9 +7688,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsConstParamPackAttribute(void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param, isNULL);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param, isNULL);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7628,9 +7747,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsVariantParamPackAttribute(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7688,9 +7808,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetLRNDescriptor(void *normDesc, void *lrn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7742,9 +7863,10 @@ CUTAP_SLOW unsigned long cutap_ct_cudnnGetMaxDeviceVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMaxDeviceVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetMaxDeviceVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -7802,9 +7924,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnBuffers(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnBuffers(cutap_c, handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnBuffers])(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7871,9 +7994,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnWeights(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnWeights(cutap_c, handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnWeights])(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7940,9 +8064,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationBackwardWorkspaceSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationBackwardWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize])(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8007,9 +8132,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationForwardTrainingWorkspaceSi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationForwardTrainingWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize])(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8070,9 +8196,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationTrainingReserveSpaceSize(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationTrainingReserveSpaceSize(cutap_c, handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize])(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8129,9 +8256,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetOpTensorDescriptor(void *opTensorDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8193,9 +8321,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dDescriptor(void *poolingDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8254,9 +8383,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dForwardOutputDim(void *pooling
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, n, c, h, w);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dForwardOutputDim])(poolingDesc, inputTensorDesc, n, c, h, w);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8317,9 +8447,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdDescriptor(void *poolingDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdDescriptor(cutap_c, poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdDescriptor])(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8376,9 +8507,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdForwardOutputDim(void *pooling
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim])(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8433,9 +8565,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetProperty(unsigned int type, void *value
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8497,9 +8630,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDataDescriptor(void *rnnDataDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8574,9 +8708,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8635,9 +8770,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNTempSpaceSizes(void *handle, void *r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNTempSpaceSizes(cutap_c, handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNTempSpaceSizes])(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8712,9 +8848,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightParams(void *handle, void *rnn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightParams(cutap_c, handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightParams])(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8770,9 +8907,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightSpaceSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightSpaceSize(cutap_c, handle, rnnDesc, weightSpaceSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightSpaceSize])(handle, rnnDesc, weightSpaceSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8831,9 +8969,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetReduceTensorDescriptor(void *reduceTens
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8891,9 +9030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionIndicesSize(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionIndicesSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionIndicesSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8951,9 +9091,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionWorkspaceSize(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionWorkspaceSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionWorkspaceSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9016,9 +9157,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetSeqDataDescriptor(void *seqDataDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnGetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9080,9 +9222,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetStream(void *handle, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9145,9 +9288,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensor4dDescriptor(void *tensorDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensor4dDescriptor(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensor4dDescriptor])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9206,9 +9350,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorNdDescriptor(void *tensorDesc, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorNdDescriptor(cutap_c, tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorNdDescriptor])(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9263,9 +9408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorSizeInBytes(void *tensorDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorSizeInBytes(cutap_c, tensorDesc, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorSizeInBytes])(tensorDesc, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9325,9 +9471,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorTransformDescriptor(void *transfo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorTransformDescriptor(cutap_c, transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorTransformDescriptor])(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9379,9 +9526,10 @@ CUTAP_SLOW unsigned long cutap_ct_cudnnGetVersion(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetVersion(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetVersion])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -9433,9 +9581,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnGraphVersionCheck(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGraphVersionCheck(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnGraphVersionCheck])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9494,9 +9643,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnIm2Col(void *handle, void *xDesc, void *x,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnIm2Col(cutap_c, handle, xDesc, x, wDesc, convDesc, colBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnIm2Col])(handle, xDesc, x, wDesc, convDesc, colBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9553,9 +9703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnInitTransformDest(void *transformDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnInitTransformDest(cutap_c, transformDesc, srcDesc, destDesc, destSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnInitTransformDest])(transformDesc, srcDesc, destDesc, destSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9621,9 +9772,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelBackward(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelBackward(cutap_c, handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelBackward])(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9685,9 +9837,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelForward(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelForward(cutap_c, handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelForward])(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9744,9 +9897,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnMakeFusedOpsPlan(void *handle, void *plan,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMakeFusedOpsPlan(cutap_c, handle, plan, constPack, workspaceSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnMakeFusedOpsPlan])(handle, plan, constPack, workspaceSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9822,9 +9976,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardData(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardData(cutap_c, handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardData])(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9895,9 +10050,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardWeights(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardWeights(cutap_c, handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights])(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9972,9 +10128,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnForward(void *handle, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnForward(cutap_c, handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnForward])(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10060,9 +10217,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationBackward(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationBackward(cutap_c, handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationBackward])(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10136,9 +10294,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardInference(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardInference(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardInference])(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10219,9 +10378,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardTraining(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardTraining(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardTraining])(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10285,9 +10445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnOpTensor(void *handle, void *opTensorDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpTensor(cutap_c, handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnOpTensor])(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10339,9 +10500,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnOpsVersionCheck(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpsVersionCheck(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnOpsVersionCheck])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10406,9 +10568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingBackward(void *handle, void *poolin
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingBackward(cutap_c, handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingBackward])(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10469,9 +10632,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingForward(void *handle, void *pooling
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingForward(cutap_c, handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingForward])(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10528,9 +10692,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnQueryRuntimeError(void *handle, void *rsta
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnQueryRuntimeError(cutap_c, handle, rstatus, mode, tag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnQueryRuntimeError])(handle, rstatus, mode, tag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10605,9 +10770,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardData_v8(void *handle, void *rnn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardData_v8(cutap_c, handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardData_v8])(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10676,9 +10842,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardWeights_v8(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardWeights_v8(cutap_c, handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardWeights_v8])(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10751,9 +10918,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNForward(void *handle, void *rnnDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNForward(cutap_c, handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNForward])(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10811,9 +10979,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10870,9 +11039,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v9])(rnnDesc, clipMode, lclip, rclip);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10930,9 +11100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10989,9 +11160,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v9])(rnnDesc, clipMode, lclip, rclip);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11056,9 +11228,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnReduceTensor(void *handle, void *reduceTen
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReduceTensor(cutap_c, handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnReduceTensor])(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11119,9 +11292,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnReorderFilterAndBias(void *handle, void *f
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReorderFilterAndBias(cutap_c, handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnReorderFilterAndBias])(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11180,9 +11354,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnRestoreDropoutDescriptor(void *dropoutDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRestoreDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnRestoreDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11239,9 +11414,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnScaleTensor(void *handle, void *yDesc, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnScaleTensor(cutap_c, handle, yDesc, y, alpha);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnScaleTensor])(handle, yDesc, y, alpha);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11298,9 +11474,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptor(void *activationDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11355,9 +11532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptorSwishBeta(void *act
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11430,9 +11608,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetAttnDescriptor(void *attnDesc, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11487,9 +11666,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor(void *ctcLossDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor])(ctcLossDesc, compType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11546,9 +11726,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11606,9 +11787,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11666,9 +11848,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11724,9 +11907,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetCallback(unsigned int mask, void *udata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCallback(cutap_c, mask, udata, fptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnSetCallback])(mask, udata, fptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11788,9 +11972,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolution2dDescriptor(void *convDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11845,9 +12030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionGroupCount(void *convDesc, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionGroupCount(cutap_c, convDesc, groupCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudnnSetConvolutionGroupCount])(convDesc, groupCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11902,9 +12088,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionMathType(void *convDesc, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionMathType(cutap_c, convDesc, mathType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionMathType])(convDesc, mathType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11964,9 +12151,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionNdDescriptor(void *convDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionNdDescriptor(cutap_c, convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionNdDescriptor])(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12021,9 +12209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionReorderType(void *convDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionReorderType(cutap_c, convDesc, reorderType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionReorderType])(convDesc, reorderType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12082,9 +12271,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetDropoutDescriptor(void *dropoutDesc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnSetDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12144,9 +12334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilter4dDescriptor(void *filterDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12204,9 +12395,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilterNdDescriptor(void *filterDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilterNdDescriptor(cutap_c, filterDesc, dataType, format, nbDims, filterDimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetFilterNdDescriptor])(filterDesc, dataType, format, nbDims, filterDimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12262,9 +12454,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsConstParamPackAttribute(void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12320,9 +12513,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsVariantParamPackAttribute(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12380,9 +12574,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetLRNDescriptor(void *normDesc, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_real[CUTAP_ID_cudnnSetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12439,9 +12634,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetOpTensorDescriptor(void *opTensorDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12503,9 +12699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetPooling2dDescriptor(void *poolingDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12565,9 +12762,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetPoolingNdDescriptor(void *poolingDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPoolingNdDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetPoolingNdDescriptor])(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12628,9 +12826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDataDescriptor(void *rnnDataDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12698,9 +12897,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12759,9 +12959,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetReduceTensorDescriptor(void *reduceTens
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12822,9 +13023,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetSeqDataDescriptor(void *seqDataDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnSetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12882,9 +13084,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetSpatialTransformerNdDescriptor(void *st
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSpatialTransformerNdDescriptor(cutap_c, stDesc, samplerType, dataType, nbDims, dimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor])(stDesc, samplerType, dataType, nbDims, dimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12939,9 +13142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetStream(void *handle, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnSetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12998,9 +13202,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor(void *handle, void *yDesc, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor(cutap_c, handle, yDesc, y, valuePtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensor])(handle, yDesc, y, valuePtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13060,9 +13265,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptor(void *tensorDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptor(cutap_c, tensorDesc, format, dataType, n, c, h, w);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptor])(tensorDesc, format, dataType, n, c, h, w);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13125,9 +13331,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptorEx(void *tensorDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptorEx(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptorEx])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13185,9 +13392,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptor(void *tensorDesc, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptor(cutap_c, tensorDesc, dataType, nbDims, dimA, strideA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptor])(tensorDesc, dataType, nbDims, dimA, strideA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13245,9 +13453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptorEx(void *tensorDesc, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptorEx(cutap_c, tensorDesc, format, dataType, nbDims, dimA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptorEx])(tensorDesc, format, dataType, nbDims, dimA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13307,9 +13516,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorTransformDescriptor(void *transfo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorTransformDescriptor(cutap_c, transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetTensorTransformDescriptor])(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13373,9 +13583,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxBackward(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxBackward(cutap_c, handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxBackward])(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13437,9 +13648,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxForward(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxForward(cutap_c, handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxForward])(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13496,9 +13708,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorBackward(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorBackward(cutap_c, handle, stDesc, dgrid, dtheta);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward])(handle, stDesc, dgrid, dtheta);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13555,9 +13768,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorForward(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorForward(cutap_c, handle, stDesc, theta, grid);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorForward])(handle, stDesc, theta, grid);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13624,9 +13838,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerBackward(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerBackward(cutap_c, handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerBackward])(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13688,9 +13903,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerForward(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerForward(cutap_c, handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerForward])(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13751,9 +13967,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnTransformFilter(void *handle, void *transD
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformFilter(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformFilter])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13813,9 +14030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensor(void *handle, void *alpha,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensor(cutap_c, handle, alpha, xDesc, x, beta, yDesc, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensor])(handle, alpha, xDesc, x, beta, yDesc, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13876,9 +14094,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensorEx(void *handle, void *tran
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensorEx(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensorEx])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -117,9 +117,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -173,9 +174,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftDestroy(int plan)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftDestroy(cutap_c, plan);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cufftDestroy])(plan);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -232,9 +234,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftEstimate1d(int nx, unsigned int type, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate1d(cutap_c, nx, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimate1d])(nx, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -291,9 +294,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftEstimate2d(int nx, int ny, unsigned int ty
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate2d(cutap_c, nx, ny, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate2d])(nx, ny, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -351,9 +355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftEstimate3d(int nx, int ny, int nz, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate3d(cutap_c, nx, ny, nz, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate3d])(nx, ny, nz, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -417,9 +422,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftEstimateMany(int rank, void *n, void *inem
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimateMany(cutap_c, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimateMany])(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -476,9 +482,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecC2C(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2C(cutap_c, plan, idata, odata, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecC2C])(plan, idata, odata, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -534,9 +541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecC2R(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2R(cutap_c, plan, idata, odata);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecC2R])(plan, idata, odata);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -592,9 +600,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecD2Z(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecD2Z(cutap_c, plan, idata, odata);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecD2Z])(plan, idata, odata);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -650,9 +659,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecR2C(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecR2C(cutap_c, plan, idata, odata);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecR2C])(plan, idata, odata);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -708,9 +718,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2D(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2D(cutap_c, plan, idata, odata);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecZ2D])(plan, idata, odata);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -767,9 +778,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2Z(int plan, void *idata, void *odata
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2Z(cutap_c, plan, idata, odata, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecZ2Z])(plan, idata, odata, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -825,9 +837,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetPlanPropertyInt64(int plan, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetPlanPropertyInt64(cutap_c, plan, property, returnPtrValue);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetPlanPropertyInt64])(plan, property, returnPtrValue);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -882,9 +895,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetProperty(unsigned int type, void *value
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cufftGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -939,9 +953,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSize(int handle, void *workSize)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize(cutap_c, handle, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftGetSize])(handle, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -999,9 +1014,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSize1d(int handle, int nx, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize1d(cutap_c, handle, nx, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSize1d])(handle, nx, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1059,9 +1075,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSize2d(int handle, int nx, int ny, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize2d(cutap_c, handle, nx, ny, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize2d])(handle, nx, ny, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1120,9 +1137,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSize3d(int handle, int nx, int ny, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize3d(cutap_c, handle, nx, ny, nz, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize3d])(handle, nx, ny, nz, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1187,9 +1205,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany(int handle, int rank, void *n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany(cutap_c, handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSizeMany])(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1254,9 +1273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany64(int plan, int rank, void *n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftGetSizeMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1310,9 +1330,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftGetVersion(void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetVersion(cutap_c, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftGetVersion])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1370,9 +1391,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan1d(int plan, int nx, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan1d(cutap_c, plan, nx, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlan1d])(plan, nx, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1430,9 +1452,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan2d(int plan, int nx, int ny, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan2d(cutap_c, plan, nx, ny, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan2d])(plan, nx, ny, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1491,9 +1514,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan3d(int plan, int nx, int ny, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan3d(cutap_c, plan, nx, ny, nz, type, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan3d])(plan, nx, ny, nz, type, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1558,9 +1582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany(int plan, int rank, void *n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1625,9 +1650,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany64(int plan, int rank, void *n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftMakePlanMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1684,9 +1710,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftPlan1d(void *plan, int nx, unsigned int ty
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan1d(cutap_c, plan, nx, type, batch);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlan1d])(plan, nx, type, batch);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1743,9 +1770,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftPlan2d(void *plan, int nx, int ny, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan2d(cutap_c, plan, nx, ny, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan2d])(plan, nx, ny, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1803,9 +1831,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftPlan3d(void *plan, int nx, int ny, int nz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan3d(cutap_c, plan, nx, ny, nz, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan3d])(plan, nx, ny, nz, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1869,9 +1898,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftPlanMany(void *plan, int rank, void *n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1926,9 +1956,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftResetPlanProperty(int plan, unsigned int p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftResetPlanProperty(cutap_c, plan, property);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftResetPlanProperty])(plan, property);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1983,9 +2014,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftSetAutoAllocation(int plan, int autoAlloca
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetAutoAllocation(cutap_c, plan, autoAllocate);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int))cutap_real[CUTAP_ID_cufftSetAutoAllocation])(plan, autoAllocate);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2041,9 +2073,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftSetPlanPropertyInt64(int plan, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetPlanPropertyInt64(cutap_c, plan, property, inputValueInt);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))cutap_real[CUTAP_ID_cufftSetPlanPropertyInt64])(plan, property, inputValueInt);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2098,9 +2131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftSetStream(int plan, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetStream(cutap_c, plan, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetStream])(plan, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2155,9 +2189,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftSetWorkArea(int plan, void *workArea)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetWorkArea(cutap_c, plan, workArea);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetWorkArea])(plan, workArea);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2212,9 +2247,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtClearCallback(int plan, unsigned int cbT
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtClearCallback(cutap_c, plan, cbType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftXtClearCallback])(plan, cbType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2271,9 +2307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExec(int plan, void *input, void *output
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExec(cutap_c, plan, input, output, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExec])(plan, input, output, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2330,9 +2367,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptor(int plan, void *input, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptor(cutap_c, plan, input, output, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptor])(plan, input, output, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2389,9 +2427,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2C(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2C(cutap_c, plan, input, output, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2C])(plan, input, output, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2447,9 +2486,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2R(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2R(cutap_c, plan, input, output);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2R])(plan, input, output);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2505,9 +2545,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorD2Z(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorD2Z(cutap_c, plan, input, output);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorD2Z])(plan, input, output);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2563,9 +2604,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorR2C(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorR2C(cutap_c, plan, input, output);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorR2C])(plan, input, output);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2621,9 +2663,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2D(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2D(cutap_c, plan, input, output);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2D])(plan, input, output);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2680,9 +2723,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2Z(int plan, void *input,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2Z(cutap_c, plan, input, output, direction);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2Z])(plan, input, output, direction);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2736,9 +2780,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtFree(void *descriptor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtFree(cutap_c, descriptor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftXtFree])(descriptor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2805,9 +2850,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtGetSizeMany(int plan, int rank, void *n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtGetSizeMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtGetSizeMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2874,9 +2920,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtMakePlanMany(int plan, int rank, void *n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMakePlanMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2939,9 +2986,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtMalloc(int plan, void *descriptor, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMalloc(cutap_c, plan, descriptor, format);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMalloc])(plan, descriptor, format);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2998,9 +3046,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtMemcpy(int plan, void *dstPointer, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMemcpy(cutap_c, plan, dstPointer, srcPointer, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMemcpy])(plan, dstPointer, srcPointer, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3056,9 +3105,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtQueryPlan(int plan, void *queryStruct, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtQueryPlan(cutap_c, plan, queryStruct, queryType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtQueryPlan])(plan, queryStruct, queryType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3127,9 +3177,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallback(int plan, void *callback_rou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallback(cutap_c, plan, callback_routine, cbType, caller_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetCallback])(plan, callback_routine, cbType, caller_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3185,9 +3236,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallbackSharedSize(int plan, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallbackSharedSize(cutap_c, plan, cbType, sharedSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3243,9 +3295,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetDistribution(int plan, void *box_in, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetDistribution(cutap_c, plan, box_in, box_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3301,9 +3354,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetGPUs(int handle, int nGPUs, void *whi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetGPUs(cutap_c, handle, nGPUs, whichGPUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cufftXtSetGPUs])(handle, nGPUs, whichGPUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3365,9 +3419,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkArea(int plan, void *workArea)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkArea(cutap_c, plan, workArea);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkArea])(plan, workArea);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3423,9 +3478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkAreaPolicy(int plan, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkAreaPolicy(cutap_c, plan, policy, workSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkAreaPolicy])(plan, policy, workSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -96,9 +96,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandCreateGenerator(void *generator, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGenerator(cutap_c, generator, rng_type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGenerator])(generator, rng_type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -160,9 +161,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandCreateGeneratorHost(void *generator, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGeneratorHost(cutap_c, generator, rng_type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGeneratorHost])(generator, rng_type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -224,9 +226,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandCreatePoissonDistribution(double lambda, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreatePoissonDistribution(cutap_c, lambda, discrete_distribution);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(double, void *))cutap_real[CUTAP_ID_curandCreatePoissonDistribution])(lambda, discrete_distribution);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -280,9 +283,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandDestroyDistribution(void *discrete_distri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyDistribution(cutap_c, discrete_distribution);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyDistribution])(discrete_distribution);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -336,9 +340,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandDestroyGenerator(void *generator)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyGenerator(cutap_c, generator);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyGenerator])(generator);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -394,9 +399,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerate(void *generator, void *outputPtr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerate(cutap_c, generator, outputPtr, num);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerate])(generator, outputPtr, num);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -454,9 +460,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormal(void *generator, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormal(cutap_c, generator, outputPtr, n, mean, stddev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateLogNormal])(generator, outputPtr, n, mean, stddev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -514,9 +521,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormalDouble(void *generator, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateLogNormalDouble])(generator, outputPtr, n, mean, stddev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -572,9 +580,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateLongLong(void *generator, void *o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLongLong(cutap_c, generator, outputPtr, num);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateLongLong])(generator, outputPtr, num);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -632,9 +641,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormal(void *generator, void *out
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormal(cutap_c, generator, outputPtr, n, mean, stddev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateNormal])(generator, outputPtr, n, mean, stddev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -692,9 +702,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormalDouble(void *generator, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateNormalDouble])(generator, outputPtr, n, mean, stddev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -751,9 +762,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoisson(void *generator, void *ou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoisson(cutap_c, generator, outputPtr, n, lambda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))cutap_real[CUTAP_ID_curandGeneratePoisson])(generator, outputPtr, n, lambda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -811,9 +823,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoissonMethod(void *generator, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoissonMethod(cutap_c, generator, outputPtr, n, lambda, method);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_real[CUTAP_ID_curandGeneratePoissonMethod])(generator, outputPtr, n, lambda, method);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -867,9 +880,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateSeeds(void *generator)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateSeeds(cutap_c, generator);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGenerateSeeds])(generator);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -925,9 +939,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniform(void *generator, void *ou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniform(cutap_c, generator, outputPtr, num);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniform])(generator, outputPtr, num);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -983,9 +998,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniformDouble(void *generator, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniformDouble(cutap_c, generator, outputPtr, num);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniformDouble])(generator, outputPtr, num);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1040,9 +1056,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors32(void *vectors, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors32(cutap_c, vectors, set);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors32])(vectors, set);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1097,9 +1114,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors64(void *vectors, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors64(cutap_c, vectors, set);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors64])(vectors, set);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1154,9 +1172,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetProperty(unsigned int type, void *valu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_curandGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1217,9 +1236,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants32(void *constants)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants32(cutap_c, constants);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants32])(constants);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1280,9 +1300,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants64(void *constants)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants64(cutap_c, constants);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants64])(constants);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1336,9 +1357,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandGetVersion(void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetVersion(cutap_c, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetVersion])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1393,9 +1415,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOffset(void *generator, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOffset(cutap_c, generator, offset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetGeneratorOffset])(generator, offset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1450,9 +1473,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOrdering(void *generator, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOrdering(cutap_c, generator, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetGeneratorOrdering])(generator, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1507,9 +1531,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandSetPseudoRandomGeneratorSeed(void *genera
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetPseudoRandomGeneratorSeed(cutap_c, generator, seed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetPseudoRandomGeneratorSeed])(generator, seed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1564,9 +1589,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandSetQuasiRandomGeneratorDimensions(void *g
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetQuasiRandomGeneratorDimensions(cutap_c, generator, num_dimensions);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions])(generator, num_dimensions);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1621,9 +1647,10 @@ CUTAP_SLOW unsigned int cutap_ct_curandSetStream(void *generator, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetStream(cutap_c, generator, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_curandSetStream])(generator, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

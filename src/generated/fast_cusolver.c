@@ -665,9 +665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -732,9 +733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -801,9 +803,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -868,9 +871,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCCgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCCgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -937,9 +941,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1004,9 +1009,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1073,9 +1079,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1140,9 +1147,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCEgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCEgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1209,9 +1217,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1276,9 +1285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1345,9 +1355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1412,9 +1423,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCKgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCKgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1481,9 +1493,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1548,9 +1561,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1617,9 +1631,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1684,9 +1699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCYgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCYgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1751,9 +1767,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgebrd(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1810,9 +1827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgebrd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnCgebrd_bufferSize])(handle, m, n, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1874,9 +1892,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgeqrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1935,9 +1954,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgeqrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2006,9 +2026,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvd(void *handle, signed char jobu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2065,9 +2086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvd_bufferSize(cutap_c, handle, m, n, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnCgesvd_bufferSize])(handle, m, n, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2141,9 +2163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdaStridedBatched(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2214,9 +2237,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdaStridedBatched_bufferSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2285,9 +2309,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdj(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2356,9 +2381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdjBatched(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2425,9 +2451,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdjBatched_bufferSize(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2494,9 +2521,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgesvdj_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2557,9 +2585,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2618,9 +2647,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2683,9 +2713,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCgetrs(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2748,9 +2779,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevd(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCheevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2811,9 +2843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2882,9 +2915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevdx(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCheevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2951,9 +2985,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3017,9 +3052,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevj(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3084,9 +3120,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevjBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCheevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3149,9 +3186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevjBatched_bufferSize(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnCheevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3213,9 +3251,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCheevj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnCheevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3281,9 +3320,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvd(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChegvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3347,9 +3387,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3421,9 +3462,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvdx(void *handle, unsigned int it
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChegvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3493,9 +3535,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3562,9 +3605,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvj(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3629,9 +3673,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChegvj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChegvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3695,9 +3740,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChetrd(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnChetrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3759,9 +3805,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnChetrd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnChetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnChetrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3822,9 +3869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnClaswp(void *handle, int n, void *A, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnClaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3885,9 +3933,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnClauum(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnClauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3946,9 +3995,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnClauum_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnClauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnClauum_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4009,9 +4059,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4071,9 +4122,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrfBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnCpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4132,9 +4184,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrf_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4195,9 +4248,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4256,9 +4310,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4320,9 +4375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrs(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4385,9 +4441,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCpotrsBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnCpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4448,9 +4505,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4511,9 +4569,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateGesvdjInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateGesvdjInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateGesvdjInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4574,9 +4633,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateParams(void *params)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateParams(cutap_c, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateParams])(params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4637,9 +4697,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCreateSyevjInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCreateSyevjInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnCreateSyevjInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4701,9 +4762,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4761,9 +4823,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytrf_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytrf_bufferSize])(handle, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4825,9 +4888,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4887,9 +4951,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCsytri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4953,9 +5018,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungbr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5017,9 +5083,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungbr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5082,9 +5149,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungqr(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5145,9 +5213,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungqr_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5209,9 +5278,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungtr(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCungtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5271,9 +5341,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCungtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnCungtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5340,9 +5411,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmqr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5407,9 +5479,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmqr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5476,9 +5549,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmtr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5543,9 +5617,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnCunmtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnCunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnCunmtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5612,9 +5687,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5679,9 +5755,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5748,9 +5825,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5815,9 +5893,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDBgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDBgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5884,9 +5963,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5951,9 +6031,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6020,9 +6101,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6087,9 +6169,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDDgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDDgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDDgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6156,9 +6239,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6223,9 +6307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6292,9 +6377,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6359,9 +6445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDHgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDHgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6428,9 +6515,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6495,9 +6583,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6564,9 +6653,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6631,9 +6721,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDSgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDSgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6700,9 +6791,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6767,9 +6859,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6836,9 +6929,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6903,9 +6997,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDXgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDXgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6959,9 +7054,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7015,9 +7111,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroyGesvdjInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroyGesvdjInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroyGesvdjInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7071,9 +7168,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroyParams(void *params)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroyParams(cutap_c, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroyParams])(params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7127,9 +7225,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDestroySyevjInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDestroySyevjInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnDestroySyevjInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7194,9 +7293,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgebrd(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7253,9 +7353,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgebrd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnDgebrd_bufferSize])(handle, m, n, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7317,9 +7418,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgeqrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7378,9 +7480,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgeqrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7449,9 +7552,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvd(void *handle, signed char jobu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7508,9 +7612,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvd_bufferSize(cutap_c, handle, m, n, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnDgesvd_bufferSize])(handle, m, n, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7584,9 +7689,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdaStridedBatched(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7657,9 +7763,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdaStridedBatched_bufferSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7728,9 +7835,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdj(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7799,9 +7907,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdjBatched(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7868,9 +7977,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdjBatched_bufferSize(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7937,9 +8047,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgesvdj_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8000,9 +8111,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8061,9 +8173,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8126,9 +8239,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDgetrs(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8189,9 +8303,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlaswp(void *handle, int n, void *A, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8252,9 +8367,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlauum(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8313,9 +8429,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDlauum_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8379,9 +8496,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgbr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8443,9 +8561,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgbr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8508,9 +8627,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgqr(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8571,9 +8691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgqr_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8635,9 +8756,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgtr(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDorgtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8697,9 +8819,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDorgtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDorgtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8766,9 +8889,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormqr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8833,9 +8957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormqr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8902,9 +9027,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormtr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8969,9 +9095,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDormtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDormtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9032,9 +9159,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9094,9 +9222,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrfBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9155,9 +9284,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrf_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9218,9 +9348,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9279,9 +9410,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9343,9 +9475,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrs(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9408,9 +9541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDpotrsBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnDpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9473,9 +9607,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevd(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsyevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9536,9 +9671,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9607,9 +9743,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevdx(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsyevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9676,9 +9813,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9742,9 +9880,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevj(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9809,9 +9948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevjBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDsyevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9874,9 +10014,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevjBatched_bufferSize(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnDsyevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9938,9 +10079,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsyevj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsyevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10006,9 +10148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvd(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsygvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10072,9 +10215,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10146,9 +10290,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvdx(void *handle, unsigned int it
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsygvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10218,9 +10363,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10287,9 +10433,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvj(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10354,9 +10501,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsygvj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsygvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10420,9 +10568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrd(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10484,9 +10633,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsytrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10548,9 +10698,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10608,9 +10759,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytrf_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytrf_bufferSize])(handle, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10672,9 +10824,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnDsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10734,9 +10887,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnDsytri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnDsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnDsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10802,9 +10956,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf(void *handle, void *params, lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10868,9 +11023,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGeqrf_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10944,9 +11100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd(void *handle, void *params, sig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11018,9 +11175,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGesvd_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11075,9 +11233,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetDeterministicMode(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetDeterministicMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetDeterministicMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11132,9 +11291,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetEmulationStrategy(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetEmulationStrategy(cutap_c, handle, strategy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetEmulationStrategy])(handle, strategy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11189,9 +11349,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetMathMode(void *handle, void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetMathMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetMathMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11253,9 +11414,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetStream(void *handle, void *streamI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnGetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11320,9 +11482,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf(void *handle, void *params, lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnGetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11384,9 +11547,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrf_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnGetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11452,9 +11616,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnGetrs(void *handle, void *params, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnGetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnGetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11515,9 +11680,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosCreate(void *infos_ptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosCreate(cutap_c, infos_ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosCreate])(infos_ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11571,9 +11737,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosDestroy(void *infos)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosDestroy(cutap_c, infos);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosDestroy])(infos);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11628,9 +11795,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetMaxIters(void *infos, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetMaxIters(cutap_c, infos, maxiters);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetMaxIters])(infos, maxiters);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11685,9 +11853,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetNiters(void *infos, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetNiters(cutap_c, infos, niters);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetNiters])(infos, niters);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11742,9 +11911,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetOuterNiters(void *infos, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetOuterNiters(cutap_c, infos, outer_niters);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetOuterNiters])(infos, outer_niters);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11806,9 +11976,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosGetResidualHistory(void *info
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosGetResidualHistory(cutap_c, infos, residual_history);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosGetResidualHistory])(infos, residual_history);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11862,9 +12033,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSInfosRequestResidual(void *infos)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSInfosRequestResidual(cutap_c, infos);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSInfosRequestResidual])(infos);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11925,9 +12097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsCreate(void *params_ptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsCreate(cutap_c, params_ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsCreate])(params_ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11981,9 +12154,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsDestroy(void *params)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsDestroy(cutap_c, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsDestroy])(params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12037,9 +12211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsDisableFallback(void *params
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsDisableFallback(cutap_c, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsDisableFallback])(params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12093,9 +12268,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsEnableFallback(void *params)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsEnableFallback(cutap_c, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsEnableFallback])(params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12150,9 +12326,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsGetMaxIters(void *params, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsGetMaxIters(cutap_c, params, maxiters);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSParamsGetMaxIters])(params, maxiters);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12207,9 +12384,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetMaxIters(void *params, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetMaxIters(cutap_c, params, maxiters);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetMaxIters])(params, maxiters);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12264,9 +12442,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetMaxItersInner(void *param
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetMaxItersInner(cutap_c, params, maxiters_inner);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner])(params, maxiters_inner);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12321,9 +12500,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetRefinementSolver(void *pa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetRefinementSolver(cutap_c, params, refinement_solver);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver])(params, refinement_solver);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12378,9 +12558,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverLowestPrecision(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverLowestPrecision(cutap_c, params, solver_lowest_precision);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision])(params, solver_lowest_precision);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12435,9 +12616,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverMainPrecision(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverMainPrecision(cutap_c, params, solver_main_precision);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision])(params, solver_main_precision);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12493,9 +12675,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetSolverPrecisions(void *pa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetSolverPrecisions(cutap_c, params, solver_main_precision, solver_lowest_precision);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions])(params, solver_main_precision, solver_lowest_precision);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12550,9 +12733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetTol(void *params, double 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetTol(cutap_c, params, val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetTol])(params, val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12607,9 +12791,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSParamsSetTolInner(void *params, do
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSParamsSetTolInner(cutap_c, params, val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnIRSParamsSetTolInner])(params, val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12678,9 +12863,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgels(void *handle, void *gels_irs
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgels(cutap_c, handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgels])(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12739,9 +12925,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgels_bufferSize(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgels_bufferSize(cutap_c, handle, params, m, n, nrhs, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, int, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgels_bufferSize])(handle, params, m, n, nrhs, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12809,9 +12996,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgesv(void *handle, void *gesv_irs
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgesv(cutap_c, handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgesv])(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12869,9 +13057,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnIRSXgesv_bufferSize(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnIRSXgesv_bufferSize(cutap_c, handle, params, n, nrhs, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnIRSXgesv_bufferSize])(handle, params, n, nrhs, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12935,9 +13124,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf(void *handle, void *params, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnPotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12999,9 +13189,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrf_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnPotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13066,9 +13257,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnPotrs(void *handle, void *params, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnPotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnPotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13135,9 +13327,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13202,9 +13395,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13271,9 +13465,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13338,9 +13533,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSBgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSBgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSBgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13407,9 +13603,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13474,9 +13671,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13543,9 +13741,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13610,9 +13809,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSHgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSHgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSHgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13679,9 +13879,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13746,9 +13947,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13815,9 +14017,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13882,9 +14085,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSSgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSSgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSSgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13951,9 +14155,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14018,9 +14223,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14087,9 +14293,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14154,9 +14361,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSXgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSXgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSXgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14212,9 +14420,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetAdvOptions(void *params, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetAdvOptions(cutap_c, params, function, algo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetAdvOptions])(params, function, algo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14269,9 +14478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetDeterministicMode(void *handle, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetDeterministicMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetDeterministicMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14326,9 +14536,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetEmulationStrategy(void *handle, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetEmulationStrategy(cutap_c, handle, strategy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetEmulationStrategy])(handle, strategy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14383,9 +14594,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetMathMode(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetMathMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverDnSetMathMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14440,9 +14652,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSetStream(void *handle, void *streamI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverDnSetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14507,9 +14720,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgebrd(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14566,9 +14780,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgebrd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnSgebrd_bufferSize])(handle, m, n, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14630,9 +14845,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgeqrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14691,9 +14907,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgeqrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14762,9 +14979,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvd(void *handle, signed char jobu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14821,9 +15039,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvd_bufferSize(cutap_c, handle, m, n, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnSgesvd_bufferSize])(handle, m, n, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14897,9 +15116,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdaStridedBatched(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14970,9 +15190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdaStridedBatched_bufferSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15041,9 +15262,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdj(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15112,9 +15334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdjBatched(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15181,9 +15404,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdjBatched_bufferSize(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15250,9 +15474,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgesvdj_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15313,9 +15538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15374,9 +15600,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15439,9 +15666,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSgetrs(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15502,9 +15730,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlaswp(void *handle, int n, void *A, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15565,9 +15794,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlauum(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15626,9 +15856,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSlauum_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15692,9 +15923,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgbr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15756,9 +15988,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgbr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15821,9 +16054,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgqr(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15884,9 +16118,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgqr_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15948,9 +16183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgtr(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSorgtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16010,9 +16246,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSorgtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSorgtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSorgtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16079,9 +16316,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormqr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16146,9 +16384,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormqr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16215,9 +16454,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormtr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16282,9 +16522,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSormtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSormtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSormtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16345,9 +16586,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16407,9 +16649,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrfBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16468,9 +16711,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrf_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16531,9 +16775,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16592,9 +16837,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16656,9 +16902,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrs(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16721,9 +16968,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSpotrsBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnSpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16786,9 +17034,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevd(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsyevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16849,9 +17098,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16920,9 +17170,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevdx(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsyevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16989,9 +17240,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17055,9 +17307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevj(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17122,9 +17375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevjBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSsyevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17187,9 +17441,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevjBatched_bufferSize(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnSsyevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17251,9 +17506,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsyevj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsyevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsyevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17319,9 +17575,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvd(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsygvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17385,9 +17642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17459,9 +17717,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvdx(void *handle, unsigned int it
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsygvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17531,9 +17790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17600,9 +17860,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvj(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17667,9 +17928,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsygvj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsygvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsygvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17733,9 +17995,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrd(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17797,9 +18060,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsytrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17861,9 +18125,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17921,9 +18186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytrf_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytrf_bufferSize])(handle, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17985,9 +18251,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnSsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18047,9 +18314,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSsytri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnSsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18116,9 +18384,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd(void *handle, void *params, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18183,9 +18452,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevd_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18258,9 +18528,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18331,9 +18602,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnSyevdx_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnSyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusolverDnSyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18408,9 +18680,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeev(void *handle, void *params, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeev(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgeev])(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18482,9 +18755,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeev_bufferSize(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeev_bufferSize(cutap_c, handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgeev_bufferSize])(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18552,9 +18826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeqrf(void *handle, void *params, lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeqrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgeqrf])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18619,9 +18894,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgeqrf_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgeqrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgeqrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18697,9 +18973,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvd(void *handle, void *params, si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvd(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgesvd])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18772,9 +19049,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvd_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvd_bufferSize(cutap_c, handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvd_bufferSize])(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18830,9 +19108,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjGetResidual(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjGetResidual(cutap_c, handle, info, residual);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdjGetResidual])(handle, info, residual);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18888,9 +19167,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjGetSweeps(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjGetSweeps(cutap_c, handle, info, executed_sweeps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdjGetSweeps])(handle, info, executed_sweeps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18945,9 +19225,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetMaxSweeps(void *info, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetMaxSweeps(cutap_c, info, max_sweeps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps])(info, max_sweeps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19002,9 +19283,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetSortEig(void *info, int sor
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetSortEig(cutap_c, info, sort_svd);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetSortEig])(info, sort_svd);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19059,9 +19341,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdjSetTolerance(void *info, doubl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdjSetTolerance(cutap_c, info, tolerance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnXgesvdjSetTolerance])(info, tolerance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19138,9 +19421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdp(void *handle, void *params, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdp(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdp])(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19213,9 +19497,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdp_bufferSize(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdp_bufferSize(cutap_c, handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdp_bufferSize])(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19294,9 +19579,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdr(void *handle, void *params, s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdr(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdr])(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19372,9 +19658,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgesvdr_bufferSize(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgesvdr_bufferSize(cutap_c, handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgesvdr_bufferSize])(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19441,9 +19728,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrf(void *handle, void *params, lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrf(cutap_c, handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXgetrf])(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19506,9 +19794,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrf_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrf_bufferSize(cutap_c, handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXgetrf_bufferSize])(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19574,9 +19863,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXgetrs(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXgetrs(cutap_c, handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnXgetrs])(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19648,9 +19938,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXlarft(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXlarft(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cusolverDnXlarft])(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19720,9 +20011,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXlarft_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXlarft_bufferSize(cutap_c, handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXlarft_bufferSize])(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19788,9 +20080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrf(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrf(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXpotrf])(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19853,9 +20146,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrf_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrf_bufferSize(cutap_c, handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXpotrf_bufferSize])(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19920,9 +20214,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXpotrs(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXpotrs(cutap_c, handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_real[CUTAP_ID_cusolverDnXpotrs])(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19992,9 +20287,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevBatched(void *handle, void *para
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevBatched(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *, long))cutap_real[CUTAP_ID_cusolverDnXsyevBatched])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20061,9 +20357,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevBatched_bufferSize(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevBatched_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *, long))cutap_real[CUTAP_ID_cusolverDnXsyevBatched_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20132,9 +20429,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevd(void *handle, void *params, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevd(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsyevd])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20200,9 +20498,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevd_bufferSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevd_bufferSize(cutap_c, handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevd_bufferSize])(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20277,9 +20576,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevdx(void *handle, void *params, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevdx(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsyevdx])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20351,9 +20651,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevdx_bufferSize(void *handle, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevdx_bufferSize(cutap_c, handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevdx_bufferSize])(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20409,9 +20710,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjGetResidual(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjGetResidual(cutap_c, handle, info, residual);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevjGetResidual])(handle, info, residual);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20467,9 +20769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjGetSweeps(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjGetSweeps(cutap_c, handle, info, executed_sweeps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsyevjGetSweeps])(handle, info, executed_sweeps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20524,9 +20827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetMaxSweeps(void *info, int ma
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetMaxSweeps(cutap_c, info, max_sweeps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXsyevjSetMaxSweeps])(info, max_sweeps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20581,9 +20885,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetSortEig(void *info, int sort
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetSortEig(cutap_c, info, sort_eig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusolverDnXsyevjSetSortEig])(info, sort_eig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20638,9 +20943,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsyevjSetTolerance(void *info, double
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsyevjSetTolerance(cutap_c, info, tolerance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cusolverDnXsyevjSetTolerance])(info, tolerance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20709,9 +21015,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsytrs(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsytrs(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXsytrs])(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20777,9 +21084,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXsytrs_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXsytrs_bufferSize(cutap_c, handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXsytrs_bufferSize])(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20844,9 +21152,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXtrtri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXtrtri(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusolverDnXtrtri])(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20908,9 +21217,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnXtrtri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnXtrtri_bufferSize(cutap_c, handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *))cutap_real[CUTAP_ID_cusolverDnXtrtri_bufferSize])(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20977,9 +21287,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21044,9 +21355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21113,9 +21425,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21180,9 +21493,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZCgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZCgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZCgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21249,9 +21563,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21316,9 +21631,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21385,9 +21701,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21452,9 +21769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZEgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZEgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZEgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21521,9 +21839,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21588,9 +21907,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21657,9 +21977,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21724,9 +22045,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZKgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZKgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZKgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21793,9 +22115,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21860,9 +22183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21929,9 +22253,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21996,9 +22321,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZYgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZYgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZYgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22065,9 +22391,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgels(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgels(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgels])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22132,9 +22459,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgels_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgels_bufferSize(cutap_c, handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgels_bufferSize])(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22201,9 +22529,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgesv(void *handle, int n, int nrhs,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgesv(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgesv])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22268,9 +22597,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZZgesv_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZZgesv_bufferSize(cutap_c, handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZZgesv_bufferSize])(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22335,9 +22665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgebrd(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgebrd(cutap_c, handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgebrd])(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22394,9 +22725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgebrd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgebrd_bufferSize(cutap_c, handle, m, n, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnZgebrd_bufferSize])(handle, m, n, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22458,9 +22790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgeqrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgeqrf(cutap_c, handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgeqrf])(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22519,9 +22852,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgeqrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgeqrf_bufferSize(cutap_c, handle, m, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgeqrf_bufferSize])(handle, m, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22590,9 +22924,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvd(void *handle, signed char jobu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvd(cutap_c, handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvd])(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22649,9 +22984,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvd_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvd_bufferSize(cutap_c, handle, m, n, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cusolverDnZgesvd_bufferSize])(handle, m, n, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22725,9 +23061,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdaStridedBatched(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdaStridedBatched(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdaStridedBatched])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22798,9 +23135,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdaStridedBatched_bufferSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdaStridedBatched_bufferSize(cutap_c, handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize])(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22869,9 +23207,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdj(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdj(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvdj])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22940,9 +23279,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdjBatched(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdjBatched(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdjBatched])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23009,9 +23349,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdjBatched_bufferSize(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdjBatched_bufferSize(cutap_c, handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize])(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23078,9 +23419,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgesvdj_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgesvdj_bufferSize(cutap_c, handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgesvdj_bufferSize])(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23141,9 +23483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrf(void *handle, int m, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrf(cutap_c, handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZgetrf])(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23202,9 +23545,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrf_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrf_bufferSize(cutap_c, handle, m, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgetrf_bufferSize])(handle, m, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23267,9 +23611,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZgetrs(void *handle, unsigned int tra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZgetrs(cutap_c, handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZgetrs])(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23332,9 +23677,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevd(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevd(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZheevd])(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23395,9 +23741,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevd_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevd_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23466,9 +23813,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevdx(void *handle, unsigned int jo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevdx(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZheevdx])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23535,9 +23883,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevdx_bufferSize(cutap_c, handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevdx_bufferSize])(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23601,9 +23950,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevj(void *handle, unsigned int job
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevj(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevj])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23668,9 +24018,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevjBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevjBatched(cutap_c, handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZheevjBatched])(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23733,9 +24084,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevjBatched_bufferSize(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevjBatched_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_real[CUTAP_ID_cusolverDnZheevjBatched_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23797,9 +24149,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZheevj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZheevj_bufferSize(cutap_c, handle, jobz, uplo, n, A, lda, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZheevj_bufferSize])(handle, jobz, uplo, n, A, lda, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23865,9 +24218,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvd(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvd(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhegvd])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23931,9 +24285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvd_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvd_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24005,9 +24360,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvdx(void *handle, unsigned int it
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvdx(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhegvdx])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24077,9 +24433,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvdx_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvdx_bufferSize(cutap_c, handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvdx_bufferSize])(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24146,9 +24503,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvj(void *handle, unsigned int ity
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvj(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvj])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24213,9 +24571,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhegvj_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhegvj_bufferSize(cutap_c, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhegvj_bufferSize])(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24279,9 +24638,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhetrd(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhetrd(cutap_c, handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZhetrd])(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24343,9 +24703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZhetrd_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZhetrd_bufferSize(cutap_c, handle, uplo, n, A, lda, d, e, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverDnZhetrd_bufferSize])(handle, uplo, n, A, lda, d, e, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24406,9 +24767,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlaswp(void *handle, int n, void *A, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlaswp(cutap_c, handle, n, A, lda, k1, k2, devIpiv, incx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZlaswp])(handle, n, A, lda, k1, k2, devIpiv, incx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24469,9 +24831,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlauum(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlauum(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZlauum])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24530,9 +24893,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZlauum_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZlauum_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZlauum_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24593,9 +24957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrf(cutap_c, handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrf])(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24655,9 +25020,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrfBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrfBatched(cutap_c, handle, uplo, n, Aarray, lda, infoArray, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZpotrfBatched])(handle, uplo, n, Aarray, lda, infoArray, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24716,9 +25082,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrf_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrf_bufferSize(cutap_c, handle, uplo, n, A, lda, Lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrf_bufferSize])(handle, uplo, n, A, lda, Lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24779,9 +25146,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotri(cutap_c, handle, uplo, n, A, lda, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotri])(handle, uplo, n, A, lda, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24840,9 +25208,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotri_bufferSize(cutap_c, handle, uplo, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotri_bufferSize])(handle, uplo, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24904,9 +25273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrs(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrs(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZpotrs])(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24969,9 +25339,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZpotrsBatched(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZpotrsBatched(cutap_c, handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverDnZpotrsBatched])(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25033,9 +25404,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytrf(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytrf(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytrf])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25093,9 +25465,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytrf_bufferSize(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytrf_bufferSize(cutap_c, handle, n, A, lda, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytrf_bufferSize])(handle, n, A, lda, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25157,9 +25530,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytri(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytri(cutap_c, handle, uplo, n, A, lda, ipiv, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZsytri])(handle, uplo, n, A, lda, ipiv, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25219,9 +25593,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZsytri_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZsytri_bufferSize(cutap_c, handle, uplo, n, A, lda, ipiv, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZsytri_bufferSize])(handle, uplo, n, A, lda, ipiv, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25285,9 +25660,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungbr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungbr(cutap_c, handle, side, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungbr])(handle, side, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25349,9 +25725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungbr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungbr_bufferSize(cutap_c, handle, side, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungbr_bufferSize])(handle, side, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25414,9 +25791,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungqr(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungqr(cutap_c, handle, m, n, k, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungqr])(handle, m, n, k, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25477,9 +25855,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungqr_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungqr_bufferSize(cutap_c, handle, m, n, k, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungqr_bufferSize])(handle, m, n, k, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25541,9 +25920,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungtr(void *handle, unsigned int upl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungtr(cutap_c, handle, uplo, n, A, lda, tau, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZungtr])(handle, uplo, n, A, lda, tau, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25603,9 +25983,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZungtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZungtr_bufferSize(cutap_c, handle, uplo, n, A, lda, tau, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverDnZungtr_bufferSize])(handle, uplo, n, A, lda, tau, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25672,9 +26053,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmqr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmqr(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmqr])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25739,9 +26121,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmqr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmqr_bufferSize(cutap_c, handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmqr_bufferSize])(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25808,9 +26191,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmtr(void *handle, unsigned int sid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmtr(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmtr])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25875,9 +26259,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverDnZunmtr_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverDnZunmtr_bufferSize(cutap_c, handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_real[CUTAP_ID_cusolverDnZunmtr_bufferSize])(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25932,9 +26317,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverGetProperty(unsigned int type, void *va
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cusolverGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25988,9 +26374,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverGetVersion(void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverGetVersion(cutap_c, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverGetVersion])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26044,9 +26431,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfAnalyze(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfAnalyze(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfAnalyze])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26100,9 +26488,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchAnalyze(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchAnalyze(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfBatchAnalyze])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26156,9 +26545,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchRefactor(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchRefactor(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfBatchRefactor])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26220,9 +26610,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchResetValues(int batchSize, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchResetValues(cutap_c, batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchResetValues])(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26292,9 +26683,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchSetupHost(int batchSize, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchSetupHost(cutap_c, batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchSetupHost])(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26355,9 +26747,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchSolve(void *handle, void *P, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverRfBatchSolve])(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26412,9 +26805,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfBatchZeroPivot(void *handle, void *po
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfBatchZeroPivot(cutap_c, handle, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfBatchZeroPivot])(handle, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26475,9 +26869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26531,9 +26926,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26589,9 +26985,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetAlgs(void *handle, void *factAlg, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetAlgs(cutap_c, handle, factAlg, solveAlg);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetAlgs])(handle, factAlg, solveAlg);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26647,9 +27044,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetMatrixFormat(void *handle, void *f
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetMatrixFormat(cutap_c, handle, format, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetMatrixFormat])(handle, format, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26704,9 +27102,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetNumericBoostReport(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetNumericBoostReport(cutap_c, handle, report);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfGetNumericBoostReport])(handle, report);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26762,9 +27161,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetNumericProperties(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetNumericProperties(cutap_c, handle, zero, boost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfGetNumericProperties])(handle, zero, boost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26819,9 +27219,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfGetResetValuesFastMode(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfGetResetValuesFastMode(cutap_c, handle, fastMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverRfGetResetValuesFastMode])(handle, fastMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26875,9 +27276,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfRefactor(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfRefactor(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverRfRefactor])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26938,9 +27340,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfResetValues(int n, int nnzA, void *cs
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfResetValues(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfResetValues])(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26996,9 +27399,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetAlgs(void *handle, unsigned int fa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetAlgs(cutap_c, handle, factAlg, solveAlg);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetAlgs])(handle, factAlg, solveAlg);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27054,9 +27458,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetMatrixFormat(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetMatrixFormat(cutap_c, handle, format, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetMatrixFormat])(handle, format, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27112,9 +27517,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetNumericProperties(void *handle, do
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetNumericProperties(cutap_c, handle, zero, boost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, double, double))cutap_real[CUTAP_ID_cusolverRfSetNumericProperties])(handle, zero, boost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27169,9 +27575,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetResetValuesFastMode(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetResetValuesFastMode(cutap_c, handle, fastMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusolverRfSetResetValuesFastMode])(handle, fastMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27240,9 +27647,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetupDevice(int n, int nnzA, void *cs
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetupDevice(cutap_c, n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfSetupDevice])(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27311,9 +27719,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSetupHost(int n, int nnzA, void *h_cs
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSetupHost(cutap_c, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverRfSetupHost])(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27374,9 +27783,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverRfSolve(void *handle, void *P, void *Q,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverRfSolve(cutap_c, handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_real[CUTAP_ID_cusolverRfSolve])(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27439,9 +27849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholBufferInfo(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27504,9 +27915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholBufferInfoHost(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27562,9 +27974,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholDiag(void *handle, void *info
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholDiag(cutap_c, handle, info, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholDiag])(handle, info, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27626,9 +28039,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholFactor(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27690,9 +28104,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholFactorHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27751,9 +28166,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholSolve(void *handle, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholSolve])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27812,9 +28228,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholSolveHost(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27871,9 +28288,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholZeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27930,9 +28348,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrcholZeroPivotHost(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrcholZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27995,9 +28414,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigsHost(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28063,9 +28483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigvsi(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28131,9 +28552,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsreigvsiHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28200,9 +28622,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsqvqrHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28267,9 +28690,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvchol(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28334,9 +28758,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvcholHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28401,9 +28826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvluHost(void *handle, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28468,9 +28894,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvqr(void *handle, int m, int nn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28535,9 +28962,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrlsvqrHost(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28600,9 +29028,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28668,9 +29097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluExtractHost(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28733,9 +29163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluFactorHost(void *handle, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28794,9 +29225,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluSolveHost(void *handle, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28853,9 +29285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrluZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrluZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28919,9 +29352,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfo(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28986,9 +29420,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfoBatched(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29052,9 +29487,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29115,9 +29551,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrFactor(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29178,9 +29615,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrFactorHost(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29243,9 +29681,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSetup(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29308,9 +29747,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSetupHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29370,9 +29810,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSolve(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29432,9 +29873,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrSolveHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29491,9 +29933,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrZeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29550,9 +29993,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29618,9 +30062,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrqrsvBatched(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29682,9 +30127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCcsrzfdHost(void *handle, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpCcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29745,9 +30191,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29808,9 +30255,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrcholInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrcholInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrcholInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29871,9 +30319,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrcholInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrcholInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrcholInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29934,9 +30383,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrluInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrluInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrluInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29997,9 +30447,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrqrInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrqrInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrqrInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30060,9 +30511,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpCreateCsrqrInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpCreateCsrqrInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpCreateCsrqrInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30125,9 +30577,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholBufferInfo(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30190,9 +30643,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholBufferInfoHost(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30248,9 +30702,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholDiag(void *handle, void *info
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholDiag(cutap_c, handle, info, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholDiag])(handle, info, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30312,9 +30767,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholFactor(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30376,9 +30832,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholFactorHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30437,9 +30894,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholSolve(void *handle, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholSolve])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30498,9 +30956,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholSolveHost(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30557,9 +31016,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholZeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30616,9 +31076,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrcholZeroPivotHost(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrcholZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30681,9 +31142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigsHost(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30749,9 +31211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigvsi(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30817,9 +31280,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsreigvsiHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30886,9 +31350,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsqvqrHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30953,9 +31418,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvchol(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31020,9 +31486,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvcholHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31087,9 +31554,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvluHost(void *handle, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31154,9 +31622,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvqr(void *handle, int m, int nn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31221,9 +31690,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrlsvqrHost(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31286,9 +31756,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31354,9 +31825,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluExtractHost(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31419,9 +31891,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluFactorHost(void *handle, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31480,9 +31953,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluSolveHost(void *handle, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31539,9 +32013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrluZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrluZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31605,9 +32080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfo(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31672,9 +32148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfoBatched(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31738,9 +32215,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31801,9 +32279,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrFactor(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31864,9 +32343,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrFactorHost(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31929,9 +32409,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSetup(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31994,9 +32475,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSetupHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32056,9 +32538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSolve(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32118,9 +32601,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrSolveHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32177,9 +32661,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrZeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32236,9 +32721,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32304,9 +32790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrqrsvBatched(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32368,9 +32855,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDcsrzfdHost(void *handle, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpDcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32424,9 +32912,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32480,9 +32969,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrcholInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrcholInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrcholInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32536,9 +33026,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrcholInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrcholInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrcholInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32592,9 +33083,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrluInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrluInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrluInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32648,9 +33140,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrqrInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrqrInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrqrInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32704,9 +33197,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpDestroyCsrqrInfoHost(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpDestroyCsrqrInfoHost(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusolverSpDestroyCsrqrInfoHost])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32768,9 +33262,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpGetStream(void *handle, void *streamI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpGetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverSpGetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32833,9 +33328,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholBufferInfo(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32898,9 +33394,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholBufferInfoHost(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32956,9 +33453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholDiag(void *handle, void *info
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholDiag(cutap_c, handle, info, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholDiag])(handle, info, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33020,9 +33518,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholFactor(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33084,9 +33583,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholFactorHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33145,9 +33645,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholSolve(void *handle, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholSolve])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33206,9 +33707,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholSolveHost(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33265,9 +33767,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholZeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33324,9 +33827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrcholZeroPivotHost(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrcholZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33389,9 +33893,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigsHost(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_real[CUTAP_ID_cusolverSpScsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33457,9 +33962,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigvsi(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33525,9 +34031,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsreigvsiHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33594,9 +34101,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsqvqrHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33661,9 +34169,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvchol(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33728,9 +34237,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvcholHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33795,9 +34305,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvluHost(void *handle, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33862,9 +34373,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvqr(void *handle, int m, int nn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33929,9 +34441,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrlsvqrHost(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -33994,9 +34507,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34062,9 +34576,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluExtractHost(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34127,9 +34642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluFactorHost(void *handle, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34188,9 +34704,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluSolveHost(void *handle, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrluSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34247,9 +34764,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrluZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrluZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrluZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34313,9 +34831,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfo(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34380,9 +34899,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfoBatched(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34446,9 +34966,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34509,9 +35030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrFactor(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34572,9 +35094,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrFactorHost(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34637,9 +35160,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSetup(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34702,9 +35226,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSetupHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34764,9 +35289,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSolve(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSolve])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34826,9 +35352,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrSolveHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34885,9 +35412,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrZeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -34944,9 +35472,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35012,9 +35541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrqrsvBatched(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35076,9 +35606,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpScsrzfdHost(void *handle, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpScsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpScsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35133,9 +35664,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpSetStream(void *handle, void *streamI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpSetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusolverSpSetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35195,9 +35727,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrcholAnalysis(void *handle, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrcholAnalysis(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrcholAnalysis])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35257,9 +35790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrcholAnalysisHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrcholAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrcholAnalysisHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35320,9 +35854,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrissymHost(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrissymHost(cutap_c, handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrissymHost])(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35382,9 +35917,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrluAnalysisHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrluAnalysisHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrluAnalysisHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35441,9 +35977,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrluNnzHost(void *handle, void *nnz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrluNnzHost(cutap_c, handle, nnzLRef, nnzURef, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrluNnzHost])(handle, nnzLRef, nnzURef, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35504,9 +36041,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrmetisndHost(void *handle, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrmetisndHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrmetisndHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35570,9 +36108,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrpermHost(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrpermHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrpermHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35635,9 +36174,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrperm_bufferSizeHost(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrperm_bufferSizeHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35698,9 +36238,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysis(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysis(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysis])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35761,9 +36302,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysisBatched(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysisBatched(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysisBatched])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35824,9 +36366,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrqrAnalysisHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrqrAnalysisHost(cutap_c, handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrqrAnalysisHost])(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35886,9 +36429,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymamdHost(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymamdHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymamdHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -35948,9 +36492,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymmdqHost(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymmdqHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymmdqHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36010,9 +36555,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpXcsrsymrcmHost(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpXcsrsymrcmHost(cutap_c, handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpXcsrsymrcmHost])(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36075,9 +36621,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholBufferInfo(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholBufferInfo(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholBufferInfo])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36140,9 +36687,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholBufferInfoHost(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36198,9 +36746,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholDiag(void *handle, void *info
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholDiag(cutap_c, handle, info, diag);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholDiag])(handle, info, diag);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36262,9 +36811,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholFactor(void *handle, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholFactor(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholFactor])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36326,9 +36876,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholFactorHost(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36387,9 +36938,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholSolve(void *handle, int n, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholSolve(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholSolve])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36448,9 +37000,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholSolveHost(void *handle, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36507,9 +37060,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholZeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36566,9 +37120,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrcholZeroPivotHost(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrcholZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrcholZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36631,9 +37186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigsHost(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigsHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigsHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36699,9 +37255,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigvsi(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigvsi(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigvsi])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36767,9 +37324,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsreigvsiHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsreigvsiHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsreigvsiHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36836,9 +37394,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsqvqrHost(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsqvqrHost(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsqvqrHost])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36903,9 +37462,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvchol(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvchol(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvchol])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -36970,9 +37530,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvcholHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvcholHost(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvcholHost])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37037,9 +37598,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvluHost(void *handle, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvluHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvluHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37104,9 +37666,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvqr(void *handle, int m, int nn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvqr(cutap_c, handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvqr])(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37171,9 +37734,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrlsvqrHost(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrlsvqrHost(cutap_c, handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrlsvqrHost])(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37236,9 +37800,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluBufferInfoHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluBufferInfoHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37304,9 +37869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluExtractHost(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluExtractHost(cutap_c, handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluExtractHost])(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37369,9 +37935,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluFactorHost(void *handle, int n,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluFactorHost(cutap_c, handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluFactorHost])(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37430,9 +37997,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluSolveHost(void *handle, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluSolveHost(cutap_c, handle, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluSolveHost])(handle, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37489,9 +38057,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrluZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrluZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrluZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37555,9 +38124,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfo(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfo(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfo])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37622,9 +38192,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfoBatched(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfoBatched(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37688,9 +38259,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrBufferInfoHost(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrBufferInfoHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrBufferInfoHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37751,9 +38323,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrFactor(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrFactor(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrFactor])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37814,9 +38387,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrFactorHost(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrFactorHost(cutap_c, handle, m, n, nnzA, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrFactorHost])(handle, m, n, nnzA, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37879,9 +38453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSetup(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSetup(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSetup])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -37944,9 +38519,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSetupHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSetupHost(cutap_c, handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSetupHost])(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38006,9 +38582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSolve(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSolve(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSolve])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38068,9 +38645,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrSolveHost(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrSolveHost(cutap_c, handle, m, n, b, x, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrSolveHost])(handle, m, n, b, x, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38127,9 +38705,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrZeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrZeroPivot(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrZeroPivot])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38186,9 +38765,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrZeroPivotHost(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrZeroPivotHost(cutap_c, handle, info, tol, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, double, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrZeroPivotHost])(handle, info, tol, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38254,9 +38834,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrqrsvBatched(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrqrsvBatched(cutap_c, handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrqrsvBatched])(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -38318,9 +38899,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusolverSpZcsrzfdHost(void *handle, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusolverSpZcsrzfdHost(cutap_c, handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusolverSpZcsrzfdHost])(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

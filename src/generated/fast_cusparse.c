@@ -564,9 +564,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseAxpby(void *handle, void *alpha, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseAxpby(cutap_c, handle, alpha, vecX, beta, vecY);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseAxpby])(handle, alpha, vecX, beta, vecY);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -641,9 +642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseBlockedEllGet(void *spMatDescr, void *r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseBlockedEllGet])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -701,9 +703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseBsrSetStridedBatch(void *spMatDescr, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseBsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long, long))cutap_real[CUTAP_ID_cusparseBsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -763,9 +766,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCaxpyi(void *handle, int nnz, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -831,9 +835,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsr2csr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -898,9 +903,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -965,9 +971,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02_analysis(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1031,9 +1038,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsric02_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1098,9 +1106,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02(void *handle, unsigned int di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1165,9 +1174,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_analysis(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1231,9 +1241,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1291,9 +1302,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1365,9 +1377,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrmm(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseCbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1435,9 +1448,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrmv(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1505,9 +1519,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1574,9 +1589,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1649,9 +1665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsm2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1717,9 +1734,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1784,9 +1802,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1855,9 +1874,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1928,9 +1948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCbsrxmv(void *handle, unsigned int dirA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1992,9 +2013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsc2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2060,9 +2082,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2bsr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2128,9 +2151,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2csr_compress(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_float2))cutap_real[CUTAP_ID_cusparseCcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2193,9 +2217,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2csru(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2257,9 +2282,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2327,9 +2353,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2gebsr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2393,9 +2420,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsr2gebsr_bufferSize(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2460,9 +2488,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrcolor(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2535,9 +2564,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgeam2(void *handle, int m, int n, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2610,9 +2640,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgeam2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2692,9 +2723,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2767,9 +2799,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrgemm2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2832,9 +2865,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02(void *handle, int m, int nnz, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2897,9 +2931,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02_analysis(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2961,9 +2996,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsric02_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3026,9 +3062,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3091,9 +3128,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_analysis(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3155,9 +3193,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_bufferSize(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3215,9 +3254,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3287,9 +3327,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_analysis(void *handle, int algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3359,9 +3400,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_bufferSizeExt(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3431,9 +3473,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsm2_solve(void *handle, int algo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3497,9 +3540,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3562,9 +3606,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3631,9 +3676,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3696,9 +3742,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsru2csr(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3760,9 +3807,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCcsru2csr_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3825,9 +3873,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csc(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3890,9 +3939,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCdense2csr(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3959,9 +4009,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2csr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4029,9 +4080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsc(void *handle, int mb, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4094,9 +4146,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsc_bufferSize(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4167,9 +4220,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsr(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4236,9 +4290,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgebsr2gebsr_bufferSize(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseCgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4305,9 +4360,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgemmi(void *handle, int m, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseCgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4374,9 +4430,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgemvi(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4435,9 +4492,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgemvi_bufferSize(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseCgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4501,9 +4559,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgpsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4567,9 +4626,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgpsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4628,9 +4688,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgthr(void *handle, int nnz, void *y, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthr])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4689,9 +4750,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgthrz(void *handle, int nnz, void *y, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCgthrz])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4753,9 +4815,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4817,9 +4880,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2StridedBatch(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4881,9 +4945,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2StridedBatch_bufferSizeExt(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4945,9 +5010,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_bufferSizeExt(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5009,9 +5075,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_nopivot(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5073,9 +5140,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsv2_nopivot_bufferSizeExt(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5137,9 +5205,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5201,9 +5270,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCgtsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5265,9 +5335,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCnnz(void *handle, unsigned int dirA, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseCnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5328,9 +5399,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCnnz_compress(void *handle, int m, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_float2))cutap_real[CUTAP_ID_cusparseCnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5405,9 +5477,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstBlockedEllGet(void *spMatDescr, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstBlockedEllGet(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstBlockedEllGet])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5474,9 +5547,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnMatGet(void *dnMatDescr, void *r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstDnMatGet])(dnMatDescr, rows, cols, ld, values, type, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5538,9 +5612,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnMatGetValues(void *dnMatDescr, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnMatGetValues(cutap_c, dnMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstDnMatGetValues])(dnMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5604,9 +5679,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnVecGet(void *dnVecDescr, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstDnVecGet])(dnVecDescr, size, values, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5668,9 +5744,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstDnVecGetValues(void *dnVecDescr, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstDnVecGetValues(cutap_c, dnVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstDnVecGetValues])(dnVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5732,9 +5809,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpMatGetValues(void *spMatDescr, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpMatGetValues(cutap_c, spMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstSpMatGetValues])(spMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5807,9 +5885,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpVecGet(void *spVecDescr, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseConstSpVecGet])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5871,9 +5950,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstSpVecGetValues(void *spVecDescr, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstSpVecGetValues(cutap_c, spVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseConstSpVecGetValues])(spVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5936,9 +6016,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstrainedGeMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6001,9 +6082,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseConstrainedGeMM_bufferSize(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseConstrainedGeMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseConstrainedGeMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6077,9 +6159,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCooAoSGet(void *spMatDescr, void *rows,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooAoSGet(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooAoSGet])(spMatDescr, rows, cols, nnz, cooInd, cooValues, idxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6136,9 +6219,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCooSetPointers(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooSetPointers(cutap_c, spMatDescr, cooRows, cooColumns, cooValues);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCooSetPointers])(spMatDescr, cooRows, cooColumns, cooValues);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6194,9 +6278,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCooSetStridedBatch(void *spMatDescr, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCooSetStridedBatch(cutap_c, spMatDescr, batchCount, batchStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long))cutap_real[CUTAP_ID_cusparseCooSetStridedBatch])(spMatDescr, batchCount, batchStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6257,9 +6342,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreate(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreate(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreate])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6329,9 +6415,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBlockedEll(void *spMatDescr, long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateBlockedEll])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6405,9 +6492,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsr(void *spMatDescr, long brows,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateBsr])(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6468,9 +6556,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsric02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsric02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsric02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6531,9 +6620,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrilu02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrilu02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrilu02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6594,9 +6684,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrsm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrsm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrsm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6657,9 +6748,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateBsrsv2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateBsrsv2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateBsrsv2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6720,9 +6812,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateColorInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateColorInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateColorInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6792,9 +6885,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstBlockedEll(void *spMatDescr,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstBlockedEll(cutap_c, spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstBlockedEll])(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6868,9 +6962,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstBsr(void *spMatDescr, long b
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstBsr(cutap_c, spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstBsr])(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6940,9 +7035,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCoo(void *spMatDescr, long r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCoo])(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7013,9 +7109,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCsc(void *spMatDescr, long r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCsc])(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7086,9 +7183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstCsr(void *spMatDescr, long r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstCsr])(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7155,9 +7253,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstDnMat(void *dnMatDescr, long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstDnMat])(dnMatDescr, rows, cols, ld, values, valueType, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7221,9 +7320,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstDnVec(void *dnVecDescr, long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstDnVec(cutap_c, dnVecDescr, size, values, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstDnVec])(dnVecDescr, size, values, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7296,9 +7396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstSlicedEll(void *spMatDescr, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstSlicedEll])(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7366,9 +7467,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateConstSpVec(void *spVecDescr, long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateConstSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateConstSpVec])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7438,9 +7540,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCoo(void *spMatDescr, long rows, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCoo(cutap_c, spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCoo])(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7509,9 +7612,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCooAoS(void *spMatDescr, long row
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCooAoS(cutap_c, spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCooAoS])(spMatDescr, rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7582,9 +7686,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsc(void *spMatDescr, long rows, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsc(cutap_c, spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCsc])(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7655,9 +7760,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsr(void *spMatDescr, long rows, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsr(cutap_c, spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateCsr])(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7718,9 +7824,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrgemm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrgemm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrgemm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7781,9 +7888,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsric02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsric02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsric02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7844,9 +7952,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrilu02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrilu02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrilu02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7907,9 +8016,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrsm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7970,9 +8080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsrsv2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsrsv2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsrsv2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8033,9 +8144,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateCsru2csrInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateCsru2csrInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateCsru2csrInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8102,9 +8214,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateDnMat(void *dnMatDescr, long rows
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateDnMat(cutap_c, dnMatDescr, rows, cols, ld, values, valueType, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateDnMat])(dnMatDescr, rows, cols, ld, values, valueType, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8168,9 +8281,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateDnVec(void *dnVecDescr, long size
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateDnVec(cutap_c, dnVecDescr, size, values, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCreateDnVec])(dnVecDescr, size, values, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8226,9 +8340,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateIdentityPermutation(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateIdentityPermutation(cutap_c, handle, n, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cusparseCreateIdentityPermutation])(handle, n, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8289,9 +8404,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateMatDescr(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateMatDescr(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreateMatDescr])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8352,9 +8468,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreatePruneInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreatePruneInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseCreatePruneInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8427,9 +8544,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateSlicedEll(void *spMatDescr, long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateSlicedEll(cutap_c, spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateSlicedEll])(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8497,9 +8615,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCreateSpVec(void *spVecDescr, long size
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCreateSpVec(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cusparseCreateSpVec])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8556,9 +8675,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCscSetPointers(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCscSetPointers(cutap_c, spMatDescr, cscColOffsets, cscRowInd, cscValues);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCscSetPointers])(spMatDescr, cscColOffsets, cscRowInd, cscValues);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8617,9 +8737,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsctr(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseCsctr])(handle, nnz, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8687,9 +8808,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsr2cscEx2(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsr2cscEx2(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsr2cscEx2])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8757,9 +8879,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsr2cscEx2_bufferSize(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsr2cscEx2_bufferSize(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsr2cscEx2_bufferSize])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8816,9 +8939,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsrSetPointers(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrSetPointers(cutap_c, spMatDescr, csrRowOffsets, csrColInd, csrValues);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseCsrSetPointers])(spMatDescr, csrRowOffsets, csrColInd, csrValues);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8875,9 +8999,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsrSetStridedBatch(void *spMatDescr, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrSetStridedBatch(cutap_c, spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long, long))cutap_real[CUTAP_ID_cusparseCsrSetStridedBatch])(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8951,9 +9076,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx(void *handle, unsigned int alg,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrmvEx(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9027,9 +9153,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseCsrmvEx_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseCsrmvEx_bufferSize(cutap_c, handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseCsrmvEx_bufferSize])(handle, alg, transA, m, n, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9089,9 +9216,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDaxpyi(void *handle, int nnz, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9157,9 +9285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsr2csr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9224,9 +9353,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9291,9 +9421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02_analysis(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9357,9 +9488,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsric02_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9424,9 +9556,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02(void *handle, unsigned int di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9491,9 +9624,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_analysis(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9557,9 +9691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9617,9 +9752,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9691,9 +9827,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrmm(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseDbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9761,9 +9898,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrmv(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9831,9 +9969,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9900,9 +10039,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9975,9 +10115,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsm2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10043,9 +10184,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10110,9 +10252,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10181,9 +10324,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10254,9 +10398,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDbsrxmv(void *handle, unsigned int dirA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10318,9 +10463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsc2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10386,9 +10532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2bsr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10454,9 +10601,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2csr_compress(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cusparseDcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10519,9 +10667,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2csru(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10583,9 +10732,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10653,9 +10803,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2gebsr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10719,9 +10870,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsr2gebsr_bufferSize(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10786,9 +10938,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrcolor(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10861,9 +11014,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgeam2(void *handle, int m, int n, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10936,9 +11090,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgeam2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11018,9 +11173,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11093,9 +11249,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrgemm2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11158,9 +11315,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02(void *handle, int m, int nnz, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11223,9 +11381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02_analysis(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11287,9 +11446,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsric02_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11352,9 +11512,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11417,9 +11578,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_analysis(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11481,9 +11643,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_bufferSize(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11541,9 +11704,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11613,9 +11777,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_analysis(void *handle, int algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11685,9 +11850,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_bufferSizeExt(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11757,9 +11923,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsm2_solve(void *handle, int algo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11823,9 +11990,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11888,9 +12056,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11957,9 +12126,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12022,9 +12192,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsru2csr(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12086,9 +12257,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDcsru2csr_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12151,9 +12323,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csc(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12216,9 +12389,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDdense2csr(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12276,9 +12450,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_analysis(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_analysis(cutap_c, handle, matA, matB, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_analysis])(handle, matA, matB, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12336,9 +12511,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_bufferSize(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_bufferSize])(handle, matA, matB, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12396,9 +12572,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDenseToSparse_convert(void *handle, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDenseToSparse_convert(cutap_c, handle, matA, matB, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDenseToSparse_convert])(handle, matA, matB, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12452,9 +12629,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12508,9 +12686,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsric02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsric02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsric02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12564,9 +12743,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrilu02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrilu02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrilu02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12620,9 +12800,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrsm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrsm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrsm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12676,9 +12857,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyBsrsv2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyBsrsv2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyBsrsv2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12732,9 +12914,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyColorInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyColorInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyColorInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12788,9 +12971,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrgemm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrgemm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrgemm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12844,9 +13028,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsric02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsric02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsric02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12900,9 +13085,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrilu02Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrilu02Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrilu02Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12956,9 +13142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsm2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrsm2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsm2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13012,9 +13199,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsrsv2Info(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsrsv2Info(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsrsv2Info])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13068,9 +13256,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyCsru2csrInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyCsru2csrInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyCsru2csrInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13124,9 +13313,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyDnMat(void *dnMatDescr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyDnMat(cutap_c, dnMatDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyDnMat])(dnMatDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13180,9 +13370,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyDnVec(void *dnVecDescr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyDnVec(cutap_c, dnVecDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyDnVec])(dnVecDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13236,9 +13427,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyMatDescr(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyMatDescr(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyMatDescr])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13292,9 +13484,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroyPruneInfo(void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroyPruneInfo(cutap_c, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroyPruneInfo])(info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13348,9 +13541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroySpMat(void *spMatDescr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroySpMat(cutap_c, spMatDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroySpMat])(spMatDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13404,9 +13598,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDestroySpVec(void *spVecDescr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDestroySpVec(cutap_c, spVecDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseDestroySpVec])(spVecDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13473,9 +13668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2csr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13543,9 +13739,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsc(void *handle, int mb, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13608,9 +13805,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsc_bufferSize(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13681,9 +13879,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsr(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13750,9 +13949,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgebsr2gebsr_bufferSize(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseDgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13819,9 +14019,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgemmi(void *handle, int m, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseDgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13888,9 +14089,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgemvi(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseDgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13949,9 +14151,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgemvi_bufferSize(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseDgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14015,9 +14218,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgpsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14081,9 +14285,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgpsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14142,9 +14347,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgthr(void *handle, int nnz, void *y, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthr])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14203,9 +14409,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgthrz(void *handle, int nnz, void *y, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDgthrz])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14267,9 +14474,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14331,9 +14539,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2StridedBatch(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14395,9 +14604,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2StridedBatch_bufferSizeExt(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14459,9 +14669,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_bufferSizeExt(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14523,9 +14734,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_nopivot(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14587,9 +14799,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsv2_nopivot_bufferSizeExt(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14651,9 +14864,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14715,9 +14929,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDgtsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14784,9 +14999,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGet(void *dnMatDescr, void *rows, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGet(cutap_c, dnMatDescr, rows, cols, ld, values, type, order);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGet])(dnMatDescr, rows, cols, ld, values, type, order);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14842,9 +15058,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGetStridedBatch(void *dnMatDescr, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGetStridedBatch])(dnMatDescr, batchCount, batchStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14906,9 +15123,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatGetValues(void *dnMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatGetValues(cutap_c, dnMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnMatGetValues])(dnMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14964,9 +15182,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatSetStridedBatch(void *dnMatDescr, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatSetStridedBatch(cutap_c, dnMatDescr, batchCount, batchStride);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, long))cutap_real[CUTAP_ID_cusparseDnMatSetStridedBatch])(dnMatDescr, batchCount, batchStride);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15021,9 +15240,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnMatSetValues(void *dnMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnMatSetValues(cutap_c, dnMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnMatSetValues])(dnMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15087,9 +15307,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecGet(void *dnVecDescr, void *size, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecGet(cutap_c, dnVecDescr, size, values, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDnVecGet])(dnVecDescr, size, values, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15151,9 +15372,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecGetValues(void *dnVecDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecGetValues(cutap_c, dnVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnVecGetValues])(dnVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15208,9 +15430,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnVecSetValues(void *dnVecDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnVecSetValues(cutap_c, dnVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseDnVecSetValues])(dnVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15272,9 +15495,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnnz(void *handle, unsigned int dirA, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseDnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15335,9 +15559,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDnnz_compress(void *handle, int m, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cusparseDnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15404,9 +15629,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csr(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csr])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15474,9 +15700,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrByPercentage(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15544,9 +15771,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrByPercentage_bufferSizeExt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15612,9 +15840,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrNnz(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrNnz])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15681,9 +15910,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csrNnzByPercentage(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15750,9 +15980,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneCsr2csr_bufferSizeExt(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15816,9 +16047,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csr(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csr])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15883,9 +16115,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrByPercentage(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrByPercentage])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15950,9 +16183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrByPercentage_bufferSizeE
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16015,9 +16249,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrNnz(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrNnz])(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16081,9 +16316,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csrNnzByPercentage(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage])(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16147,9 +16383,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDpruneDense2csr_bufferSizeExt(void *han
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16210,9 +16447,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDroti(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16271,9 +16509,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseDsctr(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseDsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseDsctr])(handle, nnz, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16329,9 +16568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGather(void *handle, void *vecY, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGather(cutap_c, handle, vecY, vecX);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseGather])(handle, vecY, vecX);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16385,9 +16625,10 @@ CUTAP_SLOW void * cutap_ct_cusparseGetErrorName(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetErrorName(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cusparseGetErrorName])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16441,9 +16682,10 @@ CUTAP_SLOW void * cutap_ct_cusparseGetErrorString(unsigned int status)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetErrorString(cutap_c, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cusparseGetErrorString])(status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16497,9 +16739,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatDiagType(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatDiagType(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatDiagType])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16553,9 +16796,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatFillMode(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatFillMode(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatFillMode])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16609,9 +16853,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatIndexBase(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatIndexBase(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatIndexBase])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16665,9 +16910,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetMatType(void *descrA)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetMatType(cutap_c, descrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseGetMatType])(descrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -16722,9 +16968,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetPointerMode(void *handle, void *mode
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetPointerMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetPointerMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16779,9 +17026,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetProperty(unsigned int type, void *va
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetProperty(cutap_c, type, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cusparseGetProperty])(type, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16843,9 +17091,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetStream(void *handle, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16900,9 +17149,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseGetVersion(void *handle, void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseGetVersion(cutap_c, handle, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseGetVersion])(handle, version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16954,9 +17204,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerForceDisable(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerForceDisable(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cusparseLoggerForceDisable])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17010,9 +17261,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetCallback(void *callback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetCallback(cutap_c, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseLoggerSetCallback])(callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17066,9 +17318,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetFile(void *file)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetFile(cutap_c, file);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseLoggerSetFile])(file);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17122,9 +17375,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetLevel(int level)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetLevel(cutap_c, level);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cusparseLoggerSetLevel])(level);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17178,9 +17432,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseLoggerSetMask(int mask)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseLoggerSetMask(cutap_c, mask);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cusparseLoggerSetMask])(mask);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17238,9 +17493,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseRot(void *handle, void *c_coeff, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseRot(cutap_c, handle, c_coeff, s_coeff, vecX, vecY);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseRot])(handle, c_coeff, s_coeff, vecX, vecY);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17304,9 +17560,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM(void *handle, unsigned int opA, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17370,9 +17627,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM_bufferSize(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17436,9 +17694,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSDDMM_preprocess(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSDDMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSDDMM_preprocess])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17498,9 +17757,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSaxpyi(void *handle, int nnz, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17566,9 +17826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsr2csr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17633,9 +17894,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17700,9 +17962,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02_analysis(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17766,9 +18029,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsric02_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17833,9 +18097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02(void *handle, unsigned int di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17900,9 +18165,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_analysis(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17966,9 +18232,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18026,9 +18293,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18100,9 +18368,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrmm(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseSbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18170,9 +18439,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrmv(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18240,9 +18510,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18309,9 +18580,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18384,9 +18656,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsm2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18452,9 +18725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18519,9 +18793,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18590,9 +18865,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18663,9 +18939,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSbsrxmv(void *handle, unsigned int dirA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18721,9 +18998,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScatter(void *handle, void *vecX, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScatter(cutap_c, handle, vecX, vecY);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseScatter])(handle, vecX, vecY);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18785,9 +19063,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsc2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18853,9 +19132,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2bsr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18921,9 +19201,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2csr_compress(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, float))cutap_real[CUTAP_ID_cusparseScsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18986,9 +19267,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2csru(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19050,9 +19332,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseScsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19120,9 +19403,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2gebsr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseScsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19186,9 +19470,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsr2gebsr_bufferSize(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseScsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19253,9 +19538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrcolor(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19328,9 +19614,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgeam2(void *handle, int m, int n, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19403,9 +19690,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgeam2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19485,9 +19773,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19560,9 +19849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrgemm2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19625,9 +19915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02(void *handle, int m, int nnz, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19690,9 +19981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02_analysis(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19754,9 +20046,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsric02_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19819,9 +20112,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19884,9 +20178,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_analysis(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19948,9 +20243,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_bufferSize(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20008,9 +20304,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseScsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20080,9 +20377,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_analysis(void *handle, int algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20152,9 +20450,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_bufferSizeExt(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20224,9 +20523,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsm2_solve(void *handle, int algo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20290,9 +20590,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20355,9 +20656,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20424,9 +20726,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseScsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20489,9 +20792,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsru2csr(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20553,9 +20857,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseScsru2csr_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseScsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseScsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20618,9 +20923,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csc(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20683,9 +20989,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSdense2csr(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20740,9 +21047,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatDiagType(void *descrA, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatDiagType(cutap_c, descrA, diagType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatDiagType])(descrA, diagType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20797,9 +21105,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatFillMode(void *descrA, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatFillMode(cutap_c, descrA, fillMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatFillMode])(descrA, fillMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20854,9 +21163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatIndexBase(void *descrA, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatIndexBase(cutap_c, descrA, base);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatIndexBase])(descrA, base);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20911,9 +21221,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetMatType(void *descrA, unsigned int t
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetMatType(cutap_c, descrA, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetMatType])(descrA, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20968,9 +21279,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetPointerMode(void *handle, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetPointerMode(cutap_c, handle, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cusparseSetPointerMode])(handle, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21025,9 +21337,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSetStream(void *handle, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSetStream(cutap_c, handle, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSetStream])(handle, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21094,9 +21407,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2csr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21164,9 +21478,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsc(void *handle, int mb, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21229,9 +21544,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsc_bufferSize(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21302,9 +21618,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsr(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21371,9 +21688,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgebsr2gebsr_bufferSize(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseSgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21440,9 +21758,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgemmi(void *handle, int m, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseSgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21509,9 +21828,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgemvi(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21570,9 +21890,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgemvi_bufferSize(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseSgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21636,9 +21957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgpsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21702,9 +22024,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgpsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21763,9 +22086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgthr(void *handle, int nnz, void *y, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthr])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21824,9 +22148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgthrz(void *handle, int nnz, void *y, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSgthrz])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21888,9 +22213,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21952,9 +22278,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2StridedBatch(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22016,9 +22343,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2StridedBatch_bufferSizeExt(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22080,9 +22408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_bufferSizeExt(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22144,9 +22473,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_nopivot(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22208,9 +22538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsv2_nopivot_bufferSizeExt(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22272,9 +22603,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22336,9 +22668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSgtsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22400,9 +22733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSnnz(void *handle, unsigned int dirA, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseSnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22463,9 +22797,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSnnz_compress(void *handle, int m, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, float))cutap_real[CUTAP_ID_cusparseSnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22531,9 +22866,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_compute(void *handle, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_compute])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22597,9 +22933,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_copy(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_copy(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_copy])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22660,9 +22997,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_createDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_createDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpGEMM_createDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22716,9 +23054,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_destroyDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_destroyDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpGEMM_destroyDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22786,9 +23125,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_estimateMemory(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_estimateMemory(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, float, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_estimateMemory])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22843,9 +23183,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_getNumProducts(void *spgemmDescr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_getNumProducts(cutap_c, spgemmDescr, num_prods);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_getNumProducts])(spgemmDescr, num_prods);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22911,9 +23252,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMM_workEstimation(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMM_workEstimation(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMM_workEstimation])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22977,9 +23319,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_compute(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_compute(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_compute])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23042,9 +23385,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_copy(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_copy(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_copy])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23111,9 +23455,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_nnz(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_nnz(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_nnz])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23176,9 +23521,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpGEMMreuse_workEstimation(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpGEMMreuse_workEstimation(cutap_c, handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpGEMMreuse_workEstimation])(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23242,9 +23588,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM(void *handle, unsigned int opA, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23299,9 +23646,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp(void *plan, void *externalBuffer
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp(cutap_c, plan, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMMOp])(plan, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23377,9 +23725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp_createPlan(void *handle, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp_createPlan(cutap_c, handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, unsigned int, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cusparseSpMMOp_createPlan])(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23433,9 +23782,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMMOp_destroyPlan(void *plan)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMMOp_destroyPlan(cutap_c, plan);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpMMOp_destroyPlan])(plan);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23499,9 +23849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM_bufferSize(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM_bufferSize])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23565,9 +23916,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMM_preprocess(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMM_preprocess(cutap_c, handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMM_preprocess])(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23630,9 +23982,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV(void *handle, unsigned int opA, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23695,9 +24048,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV_bufferSize(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV_bufferSize])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23760,9 +24114,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMV_preprocess(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMV_preprocess(cutap_c, handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpMV_preprocess])(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23819,9 +24174,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetAttribute(void *spMatDescr, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cusparseSpMatGetAttribute])(spMatDescr, attribute, data, dataSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23876,9 +24232,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetFormat(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetFormat(cutap_c, spMatDescr, format);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetFormat])(spMatDescr, format);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23933,9 +24290,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetIndexBase(void *spMatDescr, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetIndexBase(cutap_c, spMatDescr, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetIndexBase])(spMatDescr, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23992,9 +24350,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetSize(void *spMatDescr, void *ro
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetSize(cutap_c, spMatDescr, rows, cols, nnz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetSize])(spMatDescr, rows, cols, nnz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24049,9 +24408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetStridedBatch(void *spMatDescr, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetStridedBatch(cutap_c, spMatDescr, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetStridedBatch])(spMatDescr, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24113,9 +24473,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatGetValues(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatGetValues(cutap_c, spMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatGetValues])(spMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24172,9 +24533,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetAttribute(void *spMatDescr, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetAttribute(cutap_c, spMatDescr, attribute, data, dataSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cusparseSpMatSetAttribute])(spMatDescr, attribute, data, dataSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24229,9 +24591,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetStridedBatch(void *spMatDescr, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetStridedBatch(cutap_c, spMatDescr, batchCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cusparseSpMatSetStridedBatch])(spMatDescr, batchCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24286,9 +24649,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpMatSetValues(void *spMatDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpMatSetValues(cutap_c, spMatDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpMatSetValues])(spMatDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24352,9 +24716,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_analysis(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_analysis(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSM_analysis])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24418,9 +24783,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_bufferSize(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_bufferSize(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSM_bufferSize])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24481,9 +24847,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_createDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_createDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSM_createDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24537,9 +24904,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_destroyDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_destroyDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSM_destroyDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24602,9 +24970,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_solve(void *handle, unsigned int o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_solve(cutap_c, handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpSM_solve])(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24661,9 +25030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSM_updateMatrix(void *handle, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSM_updateMatrix(cutap_c, handle, spsmDescr, newValues, updatePart);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSpSM_updateMatrix])(handle, spsmDescr, newValues, updatePart);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24726,9 +25096,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_analysis(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_analysis(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSV_analysis])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24791,9 +25162,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_bufferSize(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_bufferSize(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cusparseSpSV_bufferSize])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24854,9 +25226,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_createDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_createDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSV_createDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24910,9 +25283,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_destroyDescr(void *descr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_destroyDescr(cutap_c, descr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cusparseSpSV_destroyDescr])(descr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24974,9 +25348,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_solve(void *handle, unsigned int o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_solve(cutap_c, handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpSV_solve])(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25033,9 +25408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpSV_updateMatrix(void *handle, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpSV_updateMatrix(cutap_c, handle, spsvDescr, newValues, updatePart);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSpSV_updateMatrix])(handle, spsvDescr, newValues, updatePart);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25095,9 +25471,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVV(void *handle, unsigned int opX, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVV(cutap_c, handle, opX, vecX, vecY, result, computeType, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpVV])(handle, opX, vecX, vecY, result, computeType, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25157,9 +25534,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVV_bufferSize(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVV_bufferSize(cutap_c, handle, opX, vecX, vecY, result, computeType, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSpVV_bufferSize])(handle, opX, vecX, vecY, result, computeType, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25232,9 +25610,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGet(void *spVecDescr, void *size, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGet(cutap_c, spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGet])(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25289,9 +25668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGetIndexBase(void *spVecDescr, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGetIndexBase(cutap_c, spVecDescr, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGetIndexBase])(spVecDescr, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25353,9 +25733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecGetValues(void *spVecDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecGetValues(cutap_c, spVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecGetValues])(spVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25410,9 +25791,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpVecSetValues(void *spVecDescr, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpVecSetValues(cutap_c, spVecDescr, values);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cusparseSpVecSetValues])(spVecDescr, values);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25470,9 +25852,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSparseToDense(void *handle, void *matA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSparseToDense(cutap_c, handle, matA, matB, alg, externalBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSparseToDense])(handle, matA, matB, alg, externalBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25530,9 +25913,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSparseToDense_bufferSize(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSparseToDense_bufferSize(cutap_c, handle, matA, matB, alg, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseSparseToDense_bufferSize])(handle, matA, matB, alg, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25599,9 +25983,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csr(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csr(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csr])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25669,9 +26054,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrByPercentage(void *handle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25739,9 +26125,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrByPercentage_bufferSizeExt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25807,9 +26194,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrNnz(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrNnz(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrNnz])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25876,9 +26264,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csrNnzByPercentage(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csrNnzByPercentage(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25945,9 +26334,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneCsr2csr_bufferSizeExt(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneCsr2csr_bufferSizeExt(cutap_c, handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt])(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26011,9 +26401,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csr(void *handle, int m, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csr(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csr])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26078,9 +26469,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrByPercentage(void *handl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrByPercentage])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26145,9 +26537,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrByPercentage_bufferSizeE
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrByPercentage_bufferSizeExt(cutap_c, handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt])(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26210,9 +26603,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrNnz(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrNnz(cutap_c, handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrNnz])(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26276,9 +26670,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csrNnzByPercentage(void *ha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csrNnzByPercentage(cutap_c, handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage])(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26342,9 +26737,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSpruneDense2csr_bufferSizeExt(void *han
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSpruneDense2csr_bufferSizeExt(cutap_c, handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt])(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26405,9 +26801,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSroti(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSroti(cutap_c, handle, nnz, xVal, xInd, y, c, s, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSroti])(handle, nnz, xVal, xInd, y, c, s, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26466,9 +26863,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseSsctr(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseSsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseSsctr])(handle, nnz, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26524,9 +26922,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXbsric02_zeroPivot(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsric02_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsric02_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26582,9 +26981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrilu02_zeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrilu02_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrilu02_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26640,9 +27040,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrsm2_zeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrsm2_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrsm2_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26698,9 +27099,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXbsrsv2_zeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXbsrsv2_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXbsrsv2_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26759,9 +27161,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcoo2csr(void *handle, void *cooRowInd,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoo2csr(cutap_c, handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cusparseXcoo2csr])(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26822,9 +27225,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosortByColumn(void *handle, int m, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosortByColumn(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosortByColumn])(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26885,9 +27289,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosortByRow(void *handle, int m, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosortByRow(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosortByRow])(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26947,9 +27352,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcoosort_bufferSizeExt(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcoosort_bufferSizeExt(cutap_c, handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcoosort_bufferSizeExt])(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27011,9 +27417,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcscsort(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcscsort(cutap_c, handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcscsort])(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27073,9 +27480,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcscsort_bufferSizeExt(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcscsort_bufferSizeExt(cutap_c, handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcscsort_bufferSizeExt])(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27139,9 +27547,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2bsrNnz(void *handle, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2bsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsr2bsrNnz])(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27200,9 +27609,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2coo(void *handle, void *csrSortedR
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2coo(cutap_c, handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cusparseXcsr2coo])(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27268,9 +27678,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsr2gebsrNnz(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsr2gebsrNnz(cutap_c, handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, int, int, void *, void *))cutap_real[CUTAP_ID_cusparseXcsr2gebsrNnz])(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27338,9 +27749,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgeam2Nnz(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrgeam2Nnz(cutap_c, handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgeam2Nnz])(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27414,9 +27826,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrgemm2Nnz(void *handle, int m, int n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrgemm2Nnz(cutap_c, handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrgemm2Nnz])(handle, m, n, k, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27472,9 +27885,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsric02_zeroPivot(void *handle, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsric02_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsric02_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27530,9 +27944,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrilu02_zeroPivot(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrilu02_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrilu02_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27588,9 +28003,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsm2_zeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsm2_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsm2_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27652,9 +28068,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsort(void *handle, int m, int n, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsort(cutap_c, handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsort])(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27714,9 +28131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsort_bufferSizeExt(void *handle, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsort_bufferSizeExt(cutap_c, handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsort_bufferSizeExt])(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27772,9 +28190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXcsrsv2_zeroPivot(void *handle, void *i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXcsrsv2_zeroPivot(cutap_c, handle, info, position);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cusparseXcsrsv2_zeroPivot])(handle, info, position);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27843,9 +28262,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseXgebsr2gebsrNnz(void *handle, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseXgebsr2gebsrNnz(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))cutap_real[CUTAP_ID_cusparseXgebsr2gebsrNnz])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27905,9 +28325,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZaxpyi(void *handle, int nnz, void *alp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZaxpyi(cutap_c, handle, nnz, alpha, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZaxpyi])(handle, nnz, alpha, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27973,9 +28394,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsr2csr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28040,9 +28462,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsric02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28107,9 +28530,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02_analysis(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsric02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28173,9 +28597,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsric02_bufferSize(void *handle, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsric02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsric02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28240,9 +28665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02(void *handle, unsigned int di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28307,9 +28733,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_analysis(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_analysis(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_analysis])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28373,9 +28800,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_bufferSize(void *handle, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_bufferSize(cutap_c, handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_bufferSize])(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28433,9 +28861,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28507,9 +28936,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrmm(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrmm(cutap_c, handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_real[CUTAP_ID_cusparseZbsrmm])(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28577,9 +29007,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrmv(void *handle, unsigned int dirA,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrmv(cutap_c, handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrmv])(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28647,9 +29078,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_analysis(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_analysis])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28716,9 +29148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_bufferSize(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_bufferSize])(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28791,9 +29224,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsm2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsm2_solve(cutap_c, handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsm2_solve])(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28859,9 +29293,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_analysis(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_analysis])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28926,9 +29361,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_bufferSize(cutap_c, handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_bufferSize])(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28997,9 +29433,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrsv2_solve(cutap_c, handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZbsrsv2_solve])(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29070,9 +29507,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZbsrxmv(void *handle, unsigned int dirA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZbsrxmv(cutap_c, handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZbsrxmv])(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29134,9 +29572,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsc2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsc2dense(cutap_c, handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsc2dense])(handle, m, n, descrA, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29202,9 +29641,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2bsr(void *handle, unsigned int dir
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2bsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsr2bsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29270,9 +29710,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2csr_compress(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2csr_compress(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_double2))cutap_real[CUTAP_ID_cusparseZcsr2csr_compress])(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29335,9 +29776,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2csru(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2csru(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsr2csru])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29399,9 +29841,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2dense(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2dense(cutap_c, handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZcsr2dense])(handle, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, A, lda);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29469,9 +29912,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2gebsr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2gebsr(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZcsr2gebsr])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29535,9 +29979,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsr2gebsr_bufferSize(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsr2gebsr_bufferSize(cutap_c, handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZcsr2gebsr_bufferSize])(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29602,9 +30047,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrcolor(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrcolor(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrcolor])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29677,9 +30123,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgeam2(void *handle, int m, int n, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgeam2(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgeam2])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29752,9 +30199,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgeam2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgeam2_bufferSizeExt(cutap_c, handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt])(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29834,9 +30282,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgemm2(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2])(handle, m, n, k, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedValD, csrSortedRowPtrD, csrSortedColIndD, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29909,9 +30358,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrgemm2_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrgemm2_bufferSizeExt(cutap_c, handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrgemm2_bufferSizeExt])(handle, m, n, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29974,9 +30424,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02(void *handle, int m, int nnz, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsric02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30039,9 +30490,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02_analysis(void *handle, int m, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsric02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30103,9 +30555,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsric02_bufferSize(void *handle, int m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsric02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsric02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30168,9 +30621,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02(void *handle, int m, int nnz,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02(cutap_c, handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02])(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30233,9 +30687,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_analysis(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_analysis(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_analysis])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30297,9 +30752,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_bufferSize(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_bufferSize(cutap_c, handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_bufferSize])(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30357,9 +30813,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrilu02_numericBoost(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrilu02_numericBoost(cutap_c, handle, info, enable_boost, tol, boost_val);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrilu02_numericBoost])(handle, info, enable_boost, tol, boost_val);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30429,9 +30886,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_analysis(void *handle, int algo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_analysis(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_analysis])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30501,9 +30959,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_bufferSizeExt(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_bufferSizeExt(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_bufferSizeExt])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30573,9 +31032,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsm2_solve(void *handle, int algo, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsm2_solve(cutap_c, handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsm2_solve])(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30639,9 +31099,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_analysis(void *handle, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_analysis(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_analysis])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30704,9 +31165,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_bufferSize(void *handle, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_bufferSize(cutap_c, handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_bufferSize])(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30773,9 +31235,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsrsv2_solve(void *handle, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsrsv2_solve(cutap_c, handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZcsrsv2_solve])(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30838,9 +31301,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsru2csr(void *handle, int m, int n, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsru2csr(cutap_c, handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsru2csr])(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30902,9 +31366,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZcsru2csr_bufferSizeExt(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZcsru2csr_bufferSizeExt(cutap_c, handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZcsru2csr_bufferSizeExt])(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30967,9 +31432,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csc(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZdense2csc(cutap_c, handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csc])(handle, m, n, descrA, A, lda, nnzPerCol, cscSortedValA, cscSortedRowIndA, cscSortedColPtrA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31032,9 +31498,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZdense2csr(void *handle, int m, int n, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZdense2csr(cutap_c, handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZdense2csr])(handle, m, n, descrA, A, lda, nnzPerRow, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31101,9 +31568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2csr(void *handle, unsigned int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2csr(cutap_c, handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cusparseZgebsr2csr])(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31171,9 +31639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsc(void *handle, int mb, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsc(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsc])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31236,9 +31705,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsc_bufferSize(void *handle, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsc_bufferSize(cutap_c, handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsc_bufferSize])(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31309,9 +31779,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsr(void *handle, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsr(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsr])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31378,9 +31849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgebsr2gebsr_bufferSize(void *handle, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgebsr2gebsr_bufferSize(cutap_c, handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseZgebsr2gebsr_bufferSize])(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31447,9 +31919,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgemmi(void *handle, int m, int n, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemmi(cutap_c, handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, void *, void *, int, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cusparseZgemmi])(handle, m, n, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31516,9 +31989,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgemvi(void *handle, unsigned int trans
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemvi(cutap_c, handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cusparseZgemvi])(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31577,9 +32051,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgemvi_bufferSize(void *handle, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgemvi_bufferSize(cutap_c, handle, transA, m, n, nnz, pBufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_real[CUTAP_ID_cusparseZgemvi_bufferSize])(handle, transA, m, n, nnz, pBufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31643,9 +32118,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgpsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgpsvInterleavedBatch(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgpsvInterleavedBatch])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31709,9 +32185,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgpsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgpsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt])(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31770,9 +32247,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgthr(void *handle, int nnz, void *y, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgthr(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthr])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31831,9 +32309,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgthrz(void *handle, int nnz, void *y, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgthrz(cutap_c, handle, nnz, y, xVal, xInd, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZgthrz])(handle, nnz, y, xVal, xInd, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31895,9 +32374,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2(void *handle, int m, int n, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31959,9 +32439,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2StridedBatch(void *handle, int m,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2StridedBatch(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2StridedBatch])(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32023,9 +32504,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2StridedBatch_bufferSizeExt(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2StridedBatch_bufferSizeExt(cutap_c, handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt])(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32087,9 +32569,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_bufferSizeExt(void *handle, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32151,9 +32634,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_nopivot(void *handle, int m, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_nopivot(cutap_c, handle, m, n, dl, d, du, B, ldb, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_nopivot])(handle, m, n, dl, d, du, B, ldb, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32215,9 +32699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsv2_nopivot_bufferSizeExt(void *hand
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsv2_nopivot_bufferSizeExt(cutap_c, handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt])(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32279,9 +32764,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsvInterleavedBatch(void *handle, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsvInterleavedBatch(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsvInterleavedBatch])(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32343,9 +32829,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZgtsvInterleavedBatch_bufferSizeExt(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZgtsvInterleavedBatch_bufferSizeExt(cutap_c, handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt])(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32407,9 +32894,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZnnz(void *handle, unsigned int dirA, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZnnz(cutap_c, handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cusparseZnnz])(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32470,9 +32958,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZnnz_compress(void *handle, int m, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZnnz_compress(cutap_c, handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_double2))cutap_real[CUTAP_ID_cusparseZnnz_compress])(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32531,9 +33020,10 @@ CUTAP_SLOW unsigned int cutap_ct_cusparseZsctr(void *handle, int nnz, void *xVal
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cusparseZsctr(cutap_c, handle, nnz, xVal, xInd, y, idxBase);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cusparseZsctr])(handle, nnz, xVal, xInd, y, idxBase);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -607,9 +607,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuArrayDestroy(void *hArray)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuArrayDestroy(cutap_c, hArray);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuArrayDestroy])(hArray);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -672,9 +673,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuArrayGetPlane(void *pPlaneArray, void *hArray
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuArrayGetPlane])(pPlaneArray, hArray, planeIdx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -736,9 +738,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCheckpointProcessGetRestoreThreadId(int pid, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCheckpointProcessGetRestoreThreadId(cutap_c, pid, tid);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuCheckpointProcessGetRestoreThreadId])(pid, tid);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -800,9 +803,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCheckpointProcessGetState(int pid, void *stat
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCheckpointProcessGetState(cutap_c, pid, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuCheckpointProcessGetState])(pid, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -865,9 +869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCoredumpGetAttribute(unsigned int attrib, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpGetAttribute(cutap_c, attrib, value, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpGetAttribute])(attrib, value, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -930,9 +935,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCoredumpGetAttributeGlobal(unsigned int attri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpGetAttributeGlobal(cutap_c, attrib, value, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpGetAttributeGlobal])(attrib, value, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -995,9 +1001,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCoredumpSetAttribute(unsigned int attrib, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpSetAttribute(cutap_c, attrib, value, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpSetAttribute])(attrib, value, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1060,9 +1067,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCoredumpSetAttributeGlobal(unsigned int attri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCoredumpSetAttributeGlobal(cutap_c, attrib, value, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuCoredumpSetAttributeGlobal])(attrib, value, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1124,9 +1132,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxAttach(void *pctx, unsigned int flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxAttach(cutap_c, pctx, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxAttach])(pctx, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1189,9 +1198,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxCreate(void *pctx, unsigned int flags, int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxCreate(cutap_c, pctx, flags, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuCtxCreate])(pctx, flags, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1254,9 +1264,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxCreate_v2(void *pctx, unsigned int flags, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxCreate_v2(cutap_c, pctx, flags, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuCtxCreate_v2])(pctx, flags, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1310,9 +1321,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxDestroy(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDestroy(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDestroy])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1366,9 +1378,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxDestroy_v2(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDestroy_v2(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDestroy_v2])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1422,9 +1435,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxDetach(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDetach(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDetach])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1478,9 +1492,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxDisablePeerAccess(void *peerContext)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxDisablePeerAccess(cutap_c, peerContext);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxDisablePeerAccess])(peerContext);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1535,9 +1550,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxEnablePeerAccess(void *peerContext, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxEnablePeerAccess(cutap_c, peerContext, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxEnablePeerAccess])(peerContext, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1599,9 +1615,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxFromGreenCtx(void *pContext, void *hCtx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxFromGreenCtx(cutap_c, pContext, hCtx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxFromGreenCtx])(pContext, hCtx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1663,9 +1680,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetApiVersion(void *ctx, void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetApiVersion(cutap_c, ctx, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetApiVersion])(ctx, version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1726,9 +1744,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetCacheConfig(void *pconfig)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetCacheConfig(cutap_c, pconfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetCacheConfig])(pconfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1789,9 +1808,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetCurrent(void *pctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetCurrent(cutap_c, pctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetCurrent])(pctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1847,9 +1867,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevResource(void *hCtx, void *resource,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevResource(cutap_c, hCtx, resource, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetDevResource])(hCtx, resource, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1910,9 +1931,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevice(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevice(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetDevice])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1974,9 +1996,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetDevice_v2(void *device, void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetDevice_v2(cutap_c, device, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetDevice_v2])(device, ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2038,9 +2061,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetExecAffinity(void *pExecAffinity, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetExecAffinity(cutap_c, pExecAffinity, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetExecAffinity])(pExecAffinity, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2101,9 +2125,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetFlags(void *flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetFlags(cutap_c, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetFlags])(flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2165,9 +2190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetId(void *ctx, void *ctxId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetId(cutap_c, ctx, ctxId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetId])(ctx, ctxId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2229,9 +2255,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetLimit(void *pvalue, unsigned int limit)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetLimit(cutap_c, pvalue, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuCtxGetLimit])(pvalue, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2292,9 +2319,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetSharedMemConfig(void *pConfig)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetSharedMemConfig(cutap_c, pConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxGetSharedMemConfig])(pConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2361,9 +2389,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxGetStreamPriorityRange(void *leastPriority
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxGetStreamPriorityRange])(leastPriority, greatestPriority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2424,9 +2453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxPopCurrent(void *pctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPopCurrent(cutap_c, pctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPopCurrent])(pctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2487,9 +2517,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxPopCurrent_v2(void *pctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPopCurrent_v2(cutap_c, pctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPopCurrent_v2])(pctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2543,9 +2574,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxPushCurrent(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPushCurrent(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPushCurrent])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2599,9 +2631,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxPushCurrent_v2(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxPushCurrent_v2(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxPushCurrent_v2])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2656,9 +2689,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxRecordEvent(void *hCtx, void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxRecordEvent(cutap_c, hCtx, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxRecordEvent])(hCtx, hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2710,9 +2744,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxResetPersistingL2Cache(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxResetPersistingL2Cache(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuCtxResetPersistingL2Cache])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2766,9 +2801,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSetCacheConfig(unsigned int config)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetCacheConfig(cutap_c, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetCacheConfig])(config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2822,9 +2858,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSetCurrent(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetCurrent(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxSetCurrent])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2878,9 +2915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSetFlags(unsigned int flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetFlags(cutap_c, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetFlags])(flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2935,9 +2973,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSetLimit(unsigned int limit, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetLimit(cutap_c, limit, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cuCtxSetLimit])(limit, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2991,9 +3030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSetSharedMemConfig(unsigned int config)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSetSharedMemConfig(cutap_c, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuCtxSetSharedMemConfig])(config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3045,9 +3085,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSynchronize(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSynchronize(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuCtxSynchronize])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3101,9 +3142,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxSynchronize_v2(void *ctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxSynchronize_v2(cutap_c, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuCtxSynchronize_v2])(ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3158,9 +3200,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuCtxWaitEvent(void *hCtx, void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuCtxWaitEvent(cutap_c, hCtx, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuCtxWaitEvent])(hCtx, hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3214,9 +3257,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDestroyExternalMemory(void *extMem)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDestroyExternalMemory(cutap_c, extMem);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDestroyExternalMemory])(extMem);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3270,9 +3314,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDestroyExternalSemaphore(void *extSem)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDestroyExternalSemaphore(cutap_c, extSem);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDestroyExternalSemaphore])(extSem);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3335,9 +3380,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevResourceGenerateDesc(void *phDesc, void *r
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevResourceGenerateDesc(cutap_c, phDesc, resources, nbResources);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuDevResourceGenerateDesc])(phDesc, resources, nbResources);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3403,9 +3449,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevSmResourceSplitByCount(void *result, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevSmResourceSplitByCount(cutap_c, result, nbGroups, input, remaining, useFlags, minCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuDevSmResourceSplitByCount])(result, nbGroups, input, remaining, useFlags, minCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3468,9 +3515,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceCanAccessPeer(void *canAccessPeer, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceCanAccessPeer(cutap_c, canAccessPeer, dev, peerDev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuDeviceCanAccessPeer])(canAccessPeer, dev, peerDev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3538,9 +3586,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceComputeCapability(void *major, void *mi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceComputeCapability(cutap_c, major, minor, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cuDeviceComputeCapability])(major, minor, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3602,9 +3651,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGet(void *device, int ordinal)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGet(cutap_c, device, ordinal);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGet])(device, ordinal);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3667,9 +3717,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetAttribute(void *pi, unsigned int att
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetAttribute(cutap_c, pi, attrib, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetAttribute])(pi, attrib, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3730,9 +3781,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetCount(void *count)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetCount(cutap_c, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDeviceGetCount])(count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3794,9 +3846,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetDefaultMemPool(void *pool_out, int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetDefaultMemPool(cutap_c, pool_out, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGetDefaultMemPool])(pool_out, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3852,9 +3905,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetDevResource(int device, void *resour
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetDevResource(cutap_c, device, resource, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cuDeviceGetDevResource])(device, resource, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3917,9 +3971,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetExecAffinitySupport(void *pi, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetExecAffinitySupport(cutap_c, pi, type, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetExecAffinitySupport])(pi, type, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3975,9 +4030,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetGraphMemAttribute(int device, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cuDeviceGetGraphMemAttribute])(device, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4041,9 +4097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetHostAtomicCapabilities(void *capabil
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetHostAtomicCapabilities])(capabilities, operations, count, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4105,9 +4162,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetMemPool(void *pool, int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetMemPool(cutap_c, pool, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceGetMemPool])(pool, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4163,9 +4221,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, dev, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuDeviceGetNvSciSyncAttributes])(nvSciSyncAttrList, dev, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4230,9 +4289,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetP2PAtomicCapabilities(void *capabili
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_real[CUTAP_ID_cuDeviceGetP2PAtomicCapabilities])(capabilities, operations, count, srcDevice, dstDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4296,9 +4356,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetP2PAttribute(void *value, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetP2PAttribute(cutap_c, value, attrib, srcDevice, dstDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cuDeviceGetP2PAttribute])(value, attrib, srcDevice, dstDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4362,9 +4423,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGetTexture1DLinearMaxWidth(void *maxWid
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGetTexture1DLinearMaxWidth(cutap_c, maxWidthInElements, format, numChannels, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth])(maxWidthInElements, format, numChannels, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4418,9 +4480,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceGraphMemTrim(int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceGraphMemTrim(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDeviceGraphMemTrim])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4488,9 +4551,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxGetState(int dev, void *flags
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxGetState(cutap_c, dev, flags, active);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cuDevicePrimaryCtxGetState])(dev, flags, active);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4544,9 +4608,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRelease(int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRelease(cutap_c, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRelease])(dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4600,9 +4665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRelease_v2(int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRelease_v2(cutap_c, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRelease_v2])(dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4656,9 +4722,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxReset(int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxReset(cutap_c, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxReset])(dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4712,9 +4779,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxReset_v2(int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxReset_v2(cutap_c, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxReset_v2])(dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4776,9 +4844,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxRetain(void *pctx, int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxRetain(cutap_c, pctx, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxRetain])(pctx, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4833,9 +4902,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxSetFlags(int dev, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxSetFlags(cutap_c, dev, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxSetFlags])(dev, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4890,9 +4960,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDevicePrimaryCtxSetFlags_v2(cutap_c, dev, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2])(dev, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4956,9 +5027,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceRegisterAsyncNotification(int device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, void *))cutap_real[CUTAP_ID_cuDeviceRegisterAsyncNotification])(device, callbackFunc, userData, callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5014,9 +5086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceSetGraphMemAttribute(int device, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cuDeviceSetGraphMemAttribute])(device, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5071,9 +5144,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceSetMemPool(int dev, void *pool)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceSetMemPool(cutap_c, dev, pool);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuDeviceSetMemPool])(dev, pool);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5135,9 +5209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceTotalMem(void *bytes, int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceTotalMem(cutap_c, bytes, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceTotalMem])(bytes, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5199,9 +5274,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceTotalMem_v2(void *bytes, int dev)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceTotalMem_v2(cutap_c, bytes, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cuDeviceTotalMem_v2])(bytes, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5256,9 +5332,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDeviceUnregisterAsyncNotification(int device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDeviceUnregisterAsyncNotification(cutap_c, device, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cuDeviceUnregisterAsyncNotification])(device, callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5319,9 +5396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuDriverGetVersion(void *driverVersion)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuDriverGetVersion(cutap_c, driverVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuDriverGetVersion])(driverVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5383,9 +5461,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerConnect(void *conn, void *st
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerConnect(cutap_c, conn, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerConnect])(conn, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5448,9 +5527,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerConnectWithFlags(void *conn,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerConnectWithFlags(cutap_c, conn, stream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEGLStreamConsumerConnectWithFlags])(conn, stream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5511,9 +5591,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerDisconnect(void *conn)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerDisconnect(cutap_c, conn);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerDisconnect])(conn);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5581,9 +5662,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamConsumerReleaseFrame(void *conn, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEGLStreamConsumerReleaseFrame])(conn, pCudaResource, pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5647,9 +5729,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerConnect(void *conn, void *st
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerConnect(cutap_c, conn, stream, width, height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cuEGLStreamProducerConnect])(conn, stream, width, height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5710,9 +5793,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerDisconnect(void *conn)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerDisconnect(cutap_c, conn);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEGLStreamProducerDisconnect])(conn);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5780,9 +5864,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEGLStreamProducerPresentFrame(void *conn, str
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUeglFrame_st, void *))cutap_real[CUTAP_ID_cuEGLStreamProducerPresentFrame])(conn, eglframe, pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5844,9 +5929,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventCreate(void *phEvent, unsigned int Flags
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventCreate(cutap_c, phEvent, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuEventCreate])(phEvent, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5909,9 +5995,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventCreateFromEGLSync(void *phEvent, void *e
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventCreateFromEGLSync])(phEvent, eglSync, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5965,9 +6052,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventDestroy(void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventDestroy(cutap_c, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventDestroy])(hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6021,9 +6109,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventDestroy_v2(void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventDestroy_v2(cutap_c, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventDestroy_v2])(hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6086,9 +6175,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventElapsedTime(void *pMilliseconds, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventElapsedTime(cutap_c, pMilliseconds, hStart, hEnd);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEventElapsedTime])(pMilliseconds, hStart, hEnd);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6151,9 +6241,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventElapsedTime_v2(void *pMilliseconds, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventElapsedTime_v2(cutap_c, pMilliseconds, hStart, hEnd);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuEventElapsedTime_v2])(pMilliseconds, hStart, hEnd);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6207,9 +6298,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventQuery(void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventQuery(cutap_c, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventQuery])(hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6264,9 +6356,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventRecord(void *hEvent, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecord(cutap_c, hEvent, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEventRecord])(hEvent, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6322,9 +6415,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventRecordWithFlags(void *hEvent, void *hStr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecordWithFlags(cutap_c, hEvent, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventRecordWithFlags])(hEvent, hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6380,9 +6474,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventRecordWithFlags_ptsz(void *hEvent, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecordWithFlags_ptsz(cutap_c, hEvent, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuEventRecordWithFlags_ptsz])(hEvent, hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6437,9 +6532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventRecord_ptsz(void *hEvent, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventRecord_ptsz(cutap_c, hEvent, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuEventRecord_ptsz])(hEvent, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6493,9 +6589,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuEventSynchronize(void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuEventSynchronize(cutap_c, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuEventSynchronize])(hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6558,9 +6655,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuExternalMemoryGetMappedBuffer(void *devPtr, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuExternalMemoryGetMappedBuffer])(devPtr, extMem, bufferDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6623,9 +6721,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuExternalMemoryGetMappedMipmappedArray(void *m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray])(mipmap, extMem, mipmapDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6680,9 +6779,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFlushGPUDirectRDMAWrites(unsigned int target,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFlushGPUDirectRDMAWrites(cutap_c, target, scope);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cuFlushGPUDirectRDMAWrites])(target, scope);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6745,9 +6845,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncGetAttribute(void *pi, unsigned int attri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetAttribute(cutap_c, pi, attrib, hfunc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuFuncGetAttribute])(pi, attrib, hfunc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6809,9 +6910,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncGetModule(void *hmod, void *hfunc)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetModule(cutap_c, hmod, hfunc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuFuncGetModule])(hmod, hfunc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6880,9 +6982,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncGetParamInfo(void *func, unsigned long pa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuFuncGetParamInfo])(func, paramIndex, paramOffset, paramSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6944,9 +7047,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncIsLoaded(void *state, void *function)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncIsLoaded(cutap_c, state, function);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuFuncIsLoaded])(state, function);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7000,9 +7104,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncLoad(void *function)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncLoad(cutap_c, function);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuFuncLoad])(function);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7058,9 +7163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncSetAttribute(void *hfunc, unsigned int at
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetAttribute(cutap_c, hfunc, attrib, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuFuncSetAttribute])(hfunc, attrib, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7117,9 +7223,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncSetBlockShape(void *hfunc, int x, int y, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetBlockShape(cutap_c, hfunc, x, y, z);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int))cutap_real[CUTAP_ID_cuFuncSetBlockShape])(hfunc, x, y, z);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7174,9 +7281,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncSetCacheConfig(void *hfunc, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetCacheConfig(cutap_c, hfunc, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetCacheConfig])(hfunc, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7231,9 +7339,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncSetSharedMemConfig(void *hfunc, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetSharedMemConfig(cutap_c, hfunc, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetSharedMemConfig])(hfunc, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7288,9 +7397,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuFuncSetSharedSize(void *hfunc, unsigned int b
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuFuncSetSharedSize(cutap_c, hfunc, bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuFuncSetSharedSize])(hfunc, bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7353,9 +7463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLCtxCreate(void *pCtx, unsigned int Flags, i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLCtxCreate(cutap_c, pCtx, Flags, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuGLCtxCreate])(pCtx, Flags, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7418,9 +7529,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLCtxCreate_v2(void *pCtx, unsigned int Flags
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLCtxCreate_v2(cutap_c, pCtx, Flags, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuGLCtxCreate_v2])(pCtx, Flags, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7489,9 +7601,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLGetDevices(void *pCudaDeviceCount, void *pC
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLGetDevices])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7560,9 +7673,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLGetDevices_v2(void *pCudaDeviceCount, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLGetDevices_v2(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLGetDevices_v2])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7614,9 +7728,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLInit(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLInit(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuGLInit])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7684,9 +7799,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject(void *dptr, void *size, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject(cutap_c, dptr, size, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject])(dptr, size, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7755,9 +7871,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync(void *dptr, void *size
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync(cutap_c, dptr, size, buffer, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync])(dptr, size, buffer, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7826,9 +7943,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync_v2(void *dptr, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync_v2(cutap_c, dptr, size, buffer, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync_v2])(dptr, size, buffer, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7897,9 +8015,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObjectAsync_v2_ptsz(cutap_c, dptr, size, buffer, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz])(dptr, size, buffer, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7967,9 +8086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject_v2(void *dptr, void *size, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject_v2(cutap_c, dptr, size, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject_v2])(dptr, size, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8037,9 +8157,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLMapBufferObject_v2_ptds(void *dptr, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLMapBufferObject_v2_ptds(cutap_c, dptr, size, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGLMapBufferObject_v2_ptds])(dptr, size, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8093,9 +8214,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLRegisterBufferObject(unsigned int buffer)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLRegisterBufferObject(cutap_c, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLRegisterBufferObject])(buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8150,9 +8272,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLSetBufferObjectMapFlags(unsigned int buffer
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLSetBufferObjectMapFlags(cutap_c, buffer, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGLSetBufferObjectMapFlags])(buffer, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8206,9 +8329,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLUnmapBufferObject(unsigned int buffer)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnmapBufferObject(cutap_c, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLUnmapBufferObject])(buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8263,9 +8387,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLUnmapBufferObjectAsync(unsigned int buffer,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnmapBufferObjectAsync(cutap_c, buffer, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cuGLUnmapBufferObjectAsync])(buffer, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8319,9 +8444,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGLUnregisterBufferObject(unsigned int buffer)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGLUnregisterBufferObject(cutap_c, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuGLUnregisterBufferObject])(buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8386,9 +8512,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddChildGraphNode(void *phGraphNode, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddChildGraphNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddChildGraphNode])(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8445,9 +8572,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddDependencies(void *hGraph, void *from
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddDependencies(cutap_c, hGraph, from, to, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphAddDependencies])(hGraph, from, to, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8511,9 +8639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEmptyNode(void *phGraphNode, void *hG
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEmptyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphAddEmptyNode])(phGraphNode, hGraph, dependencies, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8578,9 +8707,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEventRecordNode(void *phGraphNode, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEventRecordNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddEventRecordNode])(phGraphNode, hGraph, dependencies, numDependencies, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8645,9 +8775,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddEventWaitNode(void *phGraphNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddEventWaitNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddEventWaitNode])(phGraphNode, hGraph, dependencies, numDependencies, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8712,9 +8843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddKernelNode_v2(void *phGraphNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddKernelNode_v2(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddKernelNode_v2])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8779,9 +8911,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemAllocNode(void *phGraphNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemAllocNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddMemAllocNode])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8846,9 +8979,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemFreeNode(void *phGraphNode, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemFreeNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuGraphAddMemFreeNode])(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8914,9 +9048,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddMemcpyNode(void *phGraphNode, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddMemcpyNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuGraphAddMemcpyNode])(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8981,9 +9116,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphAddNode(void *phGraphNode, void *hGraph,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphAddNode(cutap_c, phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuGraphAddNode])(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9045,9 +9181,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphChildGraphNodeGetGraph(void *hNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphChildGraphNodeGetGraph(cutap_c, hNode, phGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphChildGraphNodeGetGraph])(hNode, phGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9109,9 +9246,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphClone(void *phGraphClone, void *original
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphClone(cutap_c, phGraphClone, originalGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphClone])(phGraphClone, originalGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9176,9 +9314,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphConditionalHandleCreate(void *pHandle_ou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphConditionalHandleCreate(cutap_c, pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphConditionalHandleCreate])(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9240,9 +9379,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphCreate(void *phGraph, unsigned int flags
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphCreate(cutap_c, phGraph, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphCreate])(phGraph, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9296,9 +9436,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphDestroy(void *hGraph)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphDestroy(cutap_c, hGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphDestroy])(hGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9352,9 +9493,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphDestroyNode(void *hNode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphDestroyNode(cutap_c, hNode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphDestroyNode])(hNode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9416,9 +9558,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphEventRecordNodeGetEvent(void *hNode, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventRecordNodeGetEvent(cutap_c, hNode, event_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventRecordNodeGetEvent])(hNode, event_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9473,9 +9616,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphEventRecordNodeSetEvent(void *hNode, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventRecordNodeSetEvent(cutap_c, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventRecordNodeSetEvent])(hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9537,9 +9681,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphEventWaitNodeGetEvent(void *hNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventWaitNodeGetEvent(cutap_c, hNode, event_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventWaitNodeGetEvent])(hNode, event_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9594,9 +9739,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphEventWaitNodeSetEvent(void *hNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphEventWaitNodeSetEvent(cutap_c, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphEventWaitNodeSetEvent])(hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9652,9 +9798,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecChildGraphNodeSetParams(void *hGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, hNode, childGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecChildGraphNodeSetParams])(hGraphExec, hNode, childGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9708,9 +9855,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecDestroy(void *hGraphExec)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecDestroy(cutap_c, hGraphExec);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphExecDestroy])(hGraphExec);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9766,9 +9914,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecEventRecordNodeSetEvent(void *hGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecEventRecordNodeSetEvent])(hGraphExec, hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9824,9 +9973,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecEventWaitNodeSetEvent(void *hGraphEx
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecEventWaitNodeSetEvent])(hGraphExec, hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9888,9 +10038,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecGetFlags(void *hGraphExec, void *fla
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecGetFlags(cutap_c, hGraphExec, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphExecGetFlags])(hGraphExec, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9946,9 +10097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecKernelNodeSetParams_v2(void *hGraphE
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecKernelNodeSetParams_v2(cutap_c, hGraphExec, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecKernelNodeSetParams_v2])(hGraphExec, hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10005,9 +10157,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecMemcpyNodeSetParams(void *hGraphExec
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, hNode, copyParams, ctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecMemcpyNodeSetParams])(hGraphExec, hNode, copyParams, ctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10063,9 +10216,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecNodeSetParams(void *hGraphExec, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecNodeSetParams(cutap_c, hGraphExec, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecNodeSetParams])(hGraphExec, hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10134,9 +10288,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphExecUpdate(void *hGraphExec, void *hGrap
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphExecUpdate(cutap_c, hGraphExec, hGraph, hErrorNode_out, updateResult_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphExecUpdate])(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10204,9 +10359,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphGetNodes(void *hGraph, void *nodes, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphGetNodes(cutap_c, hGraph, nodes, numNodes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphGetNodes])(hGraph, nodes, numNodes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10274,9 +10430,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphGetRootNodes(void *hGraph, void *rootNod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphGetRootNodes(cutap_c, hGraph, rootNodes, numRootNodes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphGetRootNodes])(hGraph, rootNodes, numRootNodes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10339,9 +10496,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphInstantiateWithFlags(void *phGraphExec, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphInstantiateWithFlags(cutap_c, phGraphExec, hGraph, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuGraphInstantiateWithFlags])(phGraphExec, hGraph, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10396,9 +10554,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeCopyAttributes(void *dst, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeCopyAttributes(cutap_c, dst, src);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeCopyAttributes])(dst, src);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10453,9 +10612,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeGetParams_v2(void *hNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeGetParams_v2(cutap_c, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeGetParams_v2])(hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10510,9 +10670,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphKernelNodeSetParams_v2(void *hNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphKernelNodeSetParams_v2(cutap_c, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphKernelNodeSetParams_v2])(hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10567,9 +10728,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphLaunch(void *hGraphExec, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphLaunch(cutap_c, hGraphExec, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphLaunch])(hGraphExec, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10624,9 +10786,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphLaunch_ptsz(void *hGraphExec, void *hStr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphLaunch_ptsz(cutap_c, hGraphExec, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphLaunch_ptsz])(hGraphExec, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10681,9 +10844,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphMemAllocNodeGetParams(void *hNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemAllocNodeGetParams(cutap_c, hNode, params_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemAllocNodeGetParams])(hNode, params_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10745,9 +10909,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphMemFreeNodeGetParams(void *hNode, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemFreeNodeGetParams(cutap_c, hNode, dptr_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemFreeNodeGetParams])(hNode, dptr_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10802,9 +10967,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphMemcpyNodeGetParams(void *hNode, void *n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemcpyNodeGetParams(cutap_c, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemcpyNodeGetParams])(hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10859,9 +11025,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphMemcpyNodeSetParams(void *hNode, void *n
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphMemcpyNodeSetParams(cutap_c, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphMemcpyNodeSetParams])(hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10924,9 +11091,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeFindInClone(void *phNode, void *hOri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeFindInClone(cutap_c, phNode, hOriginalNode, hClonedGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeFindInClone])(phNode, hOriginalNode, hClonedGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10989,9 +11157,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependencies(void *hNode, void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependencies(cutap_c, hNode, dependencies, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependencies])(hNode, dependencies, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11060,9 +11229,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependencies_v2(void *hNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependencies_v2(cutap_c, hNode, dependencies, edgeData, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependencies_v2])(hNode, dependencies, edgeData, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11130,9 +11300,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetDependentNodes(void *hNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetDependentNodes(cutap_c, hNode, dependentNodes, numDependentNodes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetDependentNodes])(hNode, dependentNodes, numDependentNodes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11195,9 +11366,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetEnabled(void *hGraphExec, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetEnabled])(hGraphExec, hNode, isEnabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11259,9 +11431,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeGetType(void *hNode, void *type)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeGetType(cutap_c, hNode, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphNodeGetType])(hNode, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11317,9 +11490,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeSetEnabled(void *hGraphExec, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphNodeSetEnabled])(hGraphExec, hNode, isEnabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11374,9 +11548,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphNodeSetParams(void *hNode, void *nodePar
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphNodeSetParams(cutap_c, hNode, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphNodeSetParams])(hNode, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11432,9 +11607,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphReleaseUserObject(void *graph, void *obj
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphReleaseUserObject(cutap_c, graph, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphReleaseUserObject])(graph, object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11491,9 +11667,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphRemoveDependencies(void *hGraph, void *f
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphRemoveDependencies(cutap_c, hGraph, from, to, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cuGraphRemoveDependencies])(hGraph, from, to, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11550,9 +11727,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphRetainUserObject(void *graph, void *obje
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphRetainUserObject(cutap_c, graph, object, count, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphRetainUserObject])(graph, object, count, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11607,9 +11785,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphUpload(void *hGraphExec, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphUpload(cutap_c, hGraphExec, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphUpload])(hGraphExec, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11664,9 +11843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphUpload_ptsz(void *hGraphExec, void *hStr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphUpload_ptsz(cutap_c, hGraphExec, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphUpload_ptsz])(hGraphExec, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11729,9 +11909,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsEGLRegisterImage(void *pCudaResource,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsEGLRegisterImage])(pCudaResource, image, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11794,9 +11975,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsGLRegisterBuffer(void *pCudaResource,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsGLRegisterBuffer(cutap_c, pCudaResource, buffer, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsGLRegisterBuffer])(pCudaResource, buffer, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11860,9 +12042,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsGLRegisterImage(void *pCudaResource, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsGLRegisterImage(cutap_c, pCudaResource, image, target, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsGLRegisterImage])(pCudaResource, image, target, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11918,9 +12101,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsMapResources(unsigned int count, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsMapResources(cutap_c, count, resources, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsMapResources])(count, resources, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11976,9 +12160,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsMapResources_ptsz(unsigned int count,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsMapResources_ptsz(cutap_c, count, resources, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsMapResources_ptsz])(count, resources, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12040,9 +12225,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedMipmappedArray(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedMipmappedArray(cutap_c, pMipmappedArray, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray])(pMipmappedArray, resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12110,9 +12296,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedPointer(void *pDevPt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedPointer(cutap_c, pDevPtr, pSize, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedPointer])(pDevPtr, pSize, resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12180,9 +12367,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceGetMappedPointer_v2(void *pDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceGetMappedPointer_v2(cutap_c, pDevPtr, pSize, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2])(pDevPtr, pSize, resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12237,9 +12425,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceSetMapFlags(void *resource, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceSetMapFlags(cutap_c, resource, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsResourceSetMapFlags])(resource, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12294,9 +12483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsResourceSetMapFlags_v2(void *resource
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsResourceSetMapFlags_v2(cutap_c, resource, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuGraphicsResourceSetMapFlags_v2])(resource, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12360,9 +12550,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsSubResourceGetMappedArray(void *pArra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsSubResourceGetMappedArray(cutap_c, pArray, resource, arrayIndex, mipLevel);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsSubResourceGetMappedArray])(pArray, resource, arrayIndex, mipLevel);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12418,9 +12609,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnmapResources(unsigned int count, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnmapResources(cutap_c, count, resources, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsUnmapResources])(count, resources, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12476,9 +12668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnmapResources_ptsz(unsigned int coun
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnmapResources_ptsz(cutap_c, count, resources, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cuGraphicsUnmapResources_ptsz])(count, resources, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12532,9 +12725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsUnregisterResource(void *resource)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsUnregisterResource(cutap_c, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGraphicsUnregisterResource])(resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12597,9 +12791,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsVDPAURegisterOutputSurface(void *pCud
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsVDPAURegisterOutputSurface(cutap_c, pCudaResource, vdpSurface, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface])(pCudaResource, vdpSurface, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12662,9 +12857,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGraphicsVDPAURegisterVideoSurface(void *pCuda
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGraphicsVDPAURegisterVideoSurface(cutap_c, pCudaResource, vdpSurface, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface])(pCudaResource, vdpSurface, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12728,9 +12924,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxCreate(void *phCtx, void *desc, int d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxCreate(cutap_c, phCtx, desc, dev, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned int))cutap_real[CUTAP_ID_cuGreenCtxCreate])(phCtx, desc, dev, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12784,9 +12981,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxDestroy(void *hCtx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxDestroy(cutap_c, hCtx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuGreenCtxDestroy])(hCtx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12842,9 +13040,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxGetDevResource(void *hCtx, void *reso
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxGetDevResource(cutap_c, hCtx, resource, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuGreenCtxGetDevResource])(hCtx, resource, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12906,9 +13105,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxGetId(void *greenCtx, void *greenCtxI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxGetId(cutap_c, greenCtx, greenCtxId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxGetId])(greenCtx, greenCtxId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12963,9 +13163,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxRecordEvent(cutap_c, hCtx, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxRecordEvent])(hCtx, hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13029,9 +13230,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxStreamCreate(void *phStream, void *gr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxStreamCreate(cutap_c, phStream, greenCtx, flags, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cuGreenCtxStreamCreate])(phStream, greenCtx, flags, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13086,9 +13288,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuGreenCtxWaitEvent(cutap_c, hCtx, hEvent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuGreenCtxWaitEvent])(hCtx, hEvent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13150,9 +13353,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuImportExternalMemory(void *extMem_out, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuImportExternalMemory])(extMem_out, memHandleDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13214,9 +13418,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuImportExternalSemaphore(void *extSem_out, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuImportExternalSemaphore])(extSem_out, semHandleDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13270,9 +13475,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuInit(unsigned int Flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuInit(cutap_c, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuInit])(Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13326,9 +13532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuIpcCloseMemHandle(unsigned long long dptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcCloseMemHandle(cutap_c, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuIpcCloseMemHandle])(dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13390,9 +13597,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenEventHandle(void *phEvent, struct cuta
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenEventHandle(cutap_c, phEvent, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcEventHandle_st))cutap_real[CUTAP_ID_cuIpcOpenEventHandle])(phEvent, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13455,9 +13663,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenMemHandle(void *pdptr, struct cutap_sv
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenMemHandle(cutap_c, pdptr, handle, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cuIpcOpenMemHandle])(pdptr, handle, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13520,9 +13729,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuIpcOpenMemHandle_v2(void *pdptr, struct cutap
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuIpcOpenMemHandle_v2(cutap_c, pdptr, handle, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cuIpcOpenMemHandle_v2])(pdptr, handle, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13586,9 +13796,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelGetAttribute(void *pi, unsigned int att
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetAttribute(cutap_c, pi, attrib, kernel, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, int))cutap_real[CUTAP_ID_cuKernelGetAttribute])(pi, attrib, kernel, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13650,9 +13861,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelGetFunction(void *pFunc, void *kernel)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetFunction(cutap_c, pFunc, kernel);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuKernelGetFunction])(pFunc, kernel);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13714,9 +13926,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelGetLibrary(void *pLib, void *kernel)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetLibrary(cutap_c, pLib, kernel);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuKernelGetLibrary])(pLib, kernel);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13785,9 +13998,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelGetParamInfo(void *kernel, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelGetParamInfo(cutap_c, kernel, paramIndex, paramOffset, paramSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuKernelGetParamInfo])(kernel, paramIndex, paramOffset, paramSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13844,9 +14058,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelSetAttribute(unsigned int attrib, int v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelSetAttribute(cutap_c, attrib, val, kernel, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, int, void *, int))cutap_real[CUTAP_ID_cuKernelSetAttribute])(attrib, val, kernel, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13902,9 +14117,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuKernelSetCacheConfig(void *kernel, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuKernelSetCacheConfig(cutap_c, kernel, config, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuKernelSetCacheConfig])(kernel, config, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13962,9 +14178,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunch(void *f)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunch(cutap_c, f);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLaunch])(f);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14031,9 +14248,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchCooperativeKernel(void *f, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchCooperativeKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuLaunchCooperativeKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14100,9 +14318,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchCooperativeKernel_ptsz(void *f, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchCooperativeKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuLaunchCooperativeKernel_ptsz])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14162,9 +14381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchGrid(void *f, int grid_width, int grid_
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchGrid(cutap_c, f, grid_width, grid_height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cuLaunchGrid])(f, grid_width, grid_height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14225,9 +14445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchGridAsync(void *f, int grid_width, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchGridAsync(cutap_c, f, grid_width, grid_height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))cutap_real[CUTAP_ID_cuLaunchGridAsync])(f, grid_width, grid_height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14283,9 +14504,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchHostFunc(void *hStream, void *fn, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchHostFunc(cutap_c, hStream, fn, userData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchHostFunc])(hStream, fn, userData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14341,9 +14563,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchHostFunc_ptsz(void *hStream, void *fn, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchHostFunc_ptsz(cutap_c, hStream, fn, userData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchHostFunc_ptsz])(hStream, fn, userData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14411,9 +14634,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchKernel(void *f, unsigned int gridDimX, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchKernel(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14481,9 +14705,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLaunchKernel_ptsz(void *f, unsigned int gridD
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLaunchKernel_ptsz(cutap_c, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLaunchKernel_ptsz])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14546,9 +14771,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLibraryEnumerateKernels(void *kernels, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuLibraryEnumerateKernels])(kernels, numKernels, lib);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14610,9 +14836,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLibraryGetKernelCount(void *count, void *lib)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryGetKernelCount(cutap_c, count, lib);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuLibraryGetKernelCount])(count, lib);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14674,9 +14901,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLibraryGetModule(void *pMod, void *library)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryGetModule(cutap_c, pMod, library);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuLibraryGetModule])(pMod, library);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14744,9 +14972,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLibraryLoadData(void *library, void *code, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuLibraryLoadData])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14800,9 +15029,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLibraryUnload(void *library)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLibraryUnload(cutap_c, library);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLibraryUnload])(library);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14870,9 +15100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLinkComplete(void *state, void *cubinOut, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkComplete(cutap_c, state, cubinOut, sizeOut);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLinkComplete])(state, cubinOut, sizeOut);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14936,9 +15167,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLinkCreate(unsigned int numOptions, void *opt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkCreate(cutap_c, numOptions, options, optionValues, stateOut);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLinkCreate])(numOptions, options, optionValues, stateOut);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15002,9 +15234,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLinkCreate_v2(unsigned int numOptions, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkCreate_v2(cutap_c, numOptions, options, optionValues, stateOut);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cuLinkCreate_v2])(numOptions, options, optionValues, stateOut);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15058,9 +15291,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLinkDestroy(void *state)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLinkDestroy(cutap_c, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLinkDestroy])(state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15122,9 +15356,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLogsCurrent(void *iterator_out, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsCurrent(cutap_c, iterator_out, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuLogsCurrent])(iterator_out, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15187,9 +15422,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLogsRegisterCallback(void *callbackFunc, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuLogsRegisterCallback])(callbackFunc, userData, callback_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15243,9 +15479,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuLogsUnregisterCallback(void *callback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuLogsUnregisterCallback(cutap_c, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuLogsUnregisterCallback])(callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15300,9 +15537,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAddressFree(unsigned long long ptr, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAddressFree(cutap_c, ptr, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemAddressFree])(ptr, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15367,9 +15605,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAddressReserve(void *ptr, unsigned long si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAddressReserve(cutap_c, ptr, size, alignment, addr, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_real[CUTAP_ID_cuMemAddressReserve])(ptr, size, alignment, addr, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15426,9 +15665,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAdvise(unsigned long long devPtr, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAdvise(cutap_c, devPtr, count, advice, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, int))cutap_real[CUTAP_ID_cuMemAdvise])(devPtr, count, advice, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15485,9 +15725,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAdvise_v2(unsigned long long devPtr, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAdvise_v2(cutap_c, devPtr, count, advice, location);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, struct cutap_sv_CUmemLocation_st))cutap_real[CUTAP_ID_cuMemAdvise_v2])(devPtr, count, advice, location);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15549,9 +15790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAlloc(void *dptr, unsigned int bytesize)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAlloc(cutap_c, dptr, bytesize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuMemAlloc])(dptr, bytesize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15614,9 +15856,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocAsync(void *dptr, unsigned long bytes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocAsync(cutap_c, dptr, bytesize, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemAllocAsync])(dptr, bytesize, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15679,9 +15922,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocAsync_ptsz(void *dptr, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocAsync_ptsz(cutap_c, dptr, bytesize, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemAllocAsync_ptsz])(dptr, bytesize, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15745,9 +15989,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocFromPoolAsync(void *dptr, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocFromPoolAsync(cutap_c, dptr, bytesize, pool, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuMemAllocFromPoolAsync])(dptr, bytesize, pool, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15811,9 +16056,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocFromPoolAsync_ptsz(void *dptr, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocFromPoolAsync_ptsz(cutap_c, dptr, bytesize, pool, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cuMemAllocFromPoolAsync_ptsz])(dptr, bytesize, pool, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15875,9 +16121,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocHost(void *pp, unsigned int bytesize)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocHost(cutap_c, pp, bytesize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuMemAllocHost])(pp, bytesize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15939,9 +16186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocHost_v2(void *pp, unsigned long bytes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocHost_v2(cutap_c, pp, bytesize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemAllocHost_v2])(pp, bytesize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16004,9 +16252,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocManaged(void *dptr, unsigned long byt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocManaged(cutap_c, dptr, bytesize, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemAllocManaged])(dptr, bytesize, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16076,9 +16325,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocPitch(void *dptr, void *pPitch, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocPitch(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemAllocPitch])(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16148,9 +16398,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAllocPitch_v2(void *dptr, void *pPitch, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAllocPitch_v2(cutap_c, dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemAllocPitch_v2])(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16212,9 +16463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemAlloc_v2(void *dptr, unsigned long bytesiz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemAlloc_v2(cutap_c, dptr, bytesize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemAlloc_v2])(dptr, bytesize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16279,9 +16531,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemDiscardBatchAsync(void *dptrs, void *sizes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemDiscardBatchAsync])(dptrs, sizes, count, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16346,9 +16599,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemDiscardBatchAsync_ptsz(void *dptrs, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemDiscardBatchAsync_ptsz])(dptrs, sizes, count, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16405,9 +16659,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemExportToShareableHandle(void *shareableHan
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemExportToShareableHandle(cutap_c, shareableHandle, handle, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemExportToShareableHandle])(shareableHandle, handle, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16461,9 +16716,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemFree(unsigned int dptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFree(cutap_c, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cuMemFree])(dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16518,9 +16774,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemFreeAsync(unsigned long long dptr, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeAsync(cutap_c, dptr, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *))cutap_real[CUTAP_ID_cuMemFreeAsync])(dptr, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16575,9 +16832,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemFreeAsync_ptsz(unsigned long long dptr, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeAsync_ptsz(cutap_c, dptr, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *))cutap_real[CUTAP_ID_cuMemFreeAsync_ptsz])(dptr, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16631,9 +16889,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemFreeHost(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFreeHost(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemFreeHost])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16687,9 +16946,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemFree_v2(unsigned long long dptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemFree_v2(cutap_c, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuMemFree_v2])(dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16757,9 +17017,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemGetAddressRange(void *pbase, void *psize, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetAddressRange(cutap_c, pbase, psize, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemGetAddressRange])(pbase, psize, dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16827,9 +17088,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemGetAddressRange_v2(void *pbase, void *psiz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetAddressRange_v2(cutap_c, pbase, psize, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuMemGetAddressRange_v2])(pbase, psize, dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16887,9 +17149,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemGetHandleForAddressRange(void *handle, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetHandleForAddressRange(cutap_c, handle, dptr, size, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemGetHandleForAddressRange])(handle, dptr, size, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16956,9 +17219,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemGetInfo(void *free, void *total)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetInfo(cutap_c, free, total);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemGetInfo])(free, total);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17025,9 +17289,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemGetInfo_v2(void *free, void *total)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemGetInfo_v2(cutap_c, free, total);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemGetInfo_v2])(free, total);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17090,9 +17355,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostAlloc(void *pp, unsigned long bytesize
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostAlloc(cutap_c, pp, bytesize, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostAlloc])(pp, bytesize, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17155,9 +17421,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetDevicePointer(void *pdptr, void *p,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetDevicePointer(cutap_c, pdptr, p, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemHostGetDevicePointer])(pdptr, p, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17220,9 +17487,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetDevicePointer_v2(void *pdptr, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetDevicePointer_v2(cutap_c, pdptr, p, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemHostGetDevicePointer_v2])(pdptr, p, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17284,9 +17552,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostGetFlags(void *pFlags, void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostGetFlags(cutap_c, pFlags, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemHostGetFlags])(pFlags, p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17342,9 +17611,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostRegister(void *p, unsigned long bytesi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostRegister(cutap_c, p, bytesize, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostRegister])(p, bytesize, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17400,9 +17670,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostRegister_v2(void *p, unsigned long byt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostRegister_v2(cutap_c, p, bytesize, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuMemHostRegister_v2])(p, bytesize, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17456,9 +17727,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemHostUnregister(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemHostUnregister(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemHostUnregister])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17521,9 +17793,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemImportFromShareableHandle(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemImportFromShareableHandle(cutap_c, handle, osHandle, shHandleType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMemImportFromShareableHandle])(handle, osHandle, shHandleType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17581,9 +17854,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemMap(unsigned long long ptr, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMap(cutap_c, ptr, size, offset, handle, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_real[CUTAP_ID_cuMemMap])(ptr, size, offset, handle, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17639,9 +17913,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemMapArrayAsync(void *mapInfoList, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMapArrayAsync(cutap_c, mapInfoList, count, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemMapArrayAsync])(mapInfoList, count, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17697,9 +17972,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemMapArrayAsync_ptsz(void *mapInfoList, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemMapArrayAsync_ptsz(cutap_c, mapInfoList, count, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemMapArrayAsync_ptsz])(mapInfoList, count, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17761,9 +18037,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolCreate(void *pool, void *poolProps)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolCreate(cutap_c, pool, poolProps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemPoolCreate])(pool, poolProps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17817,9 +18094,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolDestroy(void *pool)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolDestroy(cutap_c, pool);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemPoolDestroy])(pool);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17876,9 +18154,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolExportToShareableHandle(void *handle_o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolExportToShareableHandle(cutap_c, handle_out, pool, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemPoolExportToShareableHandle])(handle_out, pool, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17934,9 +18213,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolGetAttribute(void *pool, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolGetAttribute(cutap_c, pool, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPoolGetAttribute])(pool, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18000,9 +18280,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolImportFromShareableHandle(void *pool_o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolImportFromShareableHandle(cutap_c, pool_out, handle, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuMemPoolImportFromShareableHandle])(pool_out, handle, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18058,9 +18339,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolSetAttribute(void *pool, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolSetAttribute(cutap_c, pool, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPoolSetAttribute])(pool, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18115,9 +18397,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPoolTrimTo(void *pool, unsigned long minBy
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPoolTrimTo(cutap_c, pool, minBytesToKeep);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cuMemPoolTrimTo])(pool, minBytesToKeep);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18174,9 +18457,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync(unsigned long long devPtr, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync(cutap_c, devPtr, count, dstDevice, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync])(devPtr, count, dstDevice, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18233,9 +18517,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_ptsz(unsigned long long devP
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_ptsz(cutap_c, devPtr, count, dstDevice, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_ptsz])(devPtr, count, dstDevice, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18293,9 +18578,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_v2(unsigned long long devPtr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_v2])(devPtr, count, location, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18353,9 +18639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemPrefetchAsync_v2_ptsz(unsigned long long d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_real[CUTAP_ID_cuMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18413,9 +18700,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemRangeGetAttribute(void *data, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemRangeGetAttribute])(data, dataSize, attribute, devPtr, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18486,9 +18774,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemRangeGetAttributes(void *data, void *dataS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemRangeGetAttributes])(data, dataSizes, attributes, numAttributes, devPtr, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18542,9 +18831,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemRelease(unsigned long long handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRelease(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuMemRelease])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18606,9 +18896,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemRetainAllocationHandle(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemRetainAllocationHandle(cutap_c, handle, addr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemRetainAllocationHandle])(handle, addr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18663,9 +18954,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemUnmap(unsigned long long ptr, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemUnmap(cutap_c, ptr, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemUnmap])(ptr, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18721,9 +19013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy(unsigned long long dst, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy(cutap_c, dst, src, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpy])(dst, src, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18777,9 +19070,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18834,9 +19128,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync(void *pCopy, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18891,9 +19186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync_v2(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync_v2])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18948,9 +19244,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DAsync_v2_ptsz(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy2DAsync_v2_ptsz])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19004,9 +19301,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19060,9 +19358,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned_v2(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned_v2(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned_v2])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19116,9 +19415,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2DUnaligned_v2_ptds(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19172,9 +19472,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D_v2(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D_v2(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D_v2])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19228,9 +19529,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy2D_v2_ptds(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy2D_v2_ptds(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy2D_v2_ptds])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19284,9 +19586,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19341,9 +19644,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync(void *pCopy, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19398,9 +19702,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync_v2(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync_v2])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19455,9 +19760,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DAsync_v2_ptsz(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DAsync_v2_ptsz])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19522,9 +19828,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync(unsigned long numOps, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync(cutap_c, numOps, opList, failIdx, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync])(numOps, opList, failIdx, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19589,9 +19896,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, failIdx, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_ptsz])(numOps, opList, failIdx, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19648,9 +19956,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_v2(unsigned long numOps, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_v2(cutap_c, numOps, opList, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_v2])(numOps, opList, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19707,9 +20016,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numO
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DBatchAsync_v2_ptsz(cutap_c, numOps, opList, flags, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz])(numOps, opList, flags, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19763,9 +20073,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeer(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeer(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3DPeer])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19820,9 +20131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeerAsync(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DPeerAsync])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19877,9 +20189,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hSt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeerAsync_ptsz(cutap_c, pCopy, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuMemcpy3DPeerAsync_ptsz])(pCopy, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19933,9 +20246,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3DPeer_ptds(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3DPeer_ptds(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3DPeer_ptds])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19989,9 +20303,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D_v2(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D_v2(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D_v2])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20045,9 +20360,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy3D_v2_ptds(void *pCopy)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy3D_v2_ptds(cutap_c, pCopy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMemcpy3D_v2_ptds])(pCopy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20104,9 +20420,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAsync(unsigned long long dst, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAsync(cutap_c, dst, src, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAsync])(dst, src, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20163,9 +20480,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAsync_ptsz(unsigned long long dst, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAsync_ptsz(cutap_c, dst, src, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAsync_ptsz])(dst, src, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20223,9 +20541,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA(void *dstArray, unsigned int dstOf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoA])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20283,9 +20602,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA_v2(void *dstArray, unsigned long d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA_v2(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoA_v2])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20343,9 +20663,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoA_v2_ptds])(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20402,9 +20723,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD(unsigned int dstDevice, void *srcA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoD])(dstDevice, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20461,9 +20783,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD_v2(unsigned long long dstDevice, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD_v2(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoD_v2])(dstDevice, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20520,9 +20843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoD_v2_ptds(cutap_c, dstDevice, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoD_v2_ptds])(dstDevice, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20579,9 +20903,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH(void *dstHost, void *srcArray, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyAtoH])(dstHost, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20639,9 +20964,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync(void *dstHost, void *srcArray
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync])(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20699,9 +21025,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcAr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync_v2])(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20759,9 +21086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoHAsync_v2_ptsz(cutap_c, dstHost, srcArray, srcOffset, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz])(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20818,9 +21146,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH_v2(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoH_v2])(dstHost, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20877,9 +21206,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcAr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyAtoH_v2_ptds(cutap_c, dstHost, srcArray, srcOffset, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyAtoH_v2_ptds])(dstHost, srcArray, srcOffset, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20936,9 +21266,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA(void *dstArray, unsigned int dstOf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoA])(dstArray, dstOffset, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20995,9 +21326,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA_v2(void *dstArray, unsigned long d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA_v2(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoA_v2])(dstArray, dstOffset, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21054,9 +21386,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoA_v2_ptds])(dstArray, dstOffset, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21112,9 +21445,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD(unsigned int dstDevice, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD(cutap_c, dstDevice, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoD])(dstDevice, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21171,9 +21505,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync(unsigned int dstDevice, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync])(dstDevice, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21230,9 +21565,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync_v2(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync_v2(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync_v2])(dstDevice, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21289,9 +21625,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long ds
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoDAsync_v2_ptsz(cutap_c, dstDevice, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz])(dstDevice, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21347,9 +21684,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD_v2(unsigned long long dstDevice, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD_v2(cutap_c, dstDevice, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoD_v2])(dstDevice, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21405,9 +21743,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoD_v2_ptds(cutap_c, dstDevice, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoD_v2_ptds])(dstDevice, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21463,9 +21802,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH(void *dstHost, unsigned int srcDev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH(cutap_c, dstHost, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemcpyDtoH])(dstHost, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21522,9 +21862,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync(void *dstHost, unsigned int s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync(cutap_c, dstHost, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync])(dstHost, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21581,9 +21922,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync_v2(cutap_c, dstHost, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync_v2])(dstHost, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21640,9 +21982,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoHAsync_v2_ptsz(cutap_c, dstHost, srcDevice, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz])(dstHost, srcDevice, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21698,9 +22041,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH_v2(void *dstHost, unsigned long lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH_v2(cutap_c, dstHost, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoH_v2])(dstHost, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21756,9 +22100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyDtoH_v2_ptds(cutap_c, dstHost, srcDevice, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpyDtoH_v2_ptds])(dstHost, srcDevice, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21815,9 +22160,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA(void *dstArray, unsigned int dstOf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_cuMemcpyHtoA])(dstArray, dstOffset, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21875,9 +22221,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync(void *dstArray, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync])(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21935,9 +22282,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync_v2])(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21995,9 +22343,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoAAsync_v2_ptsz(cutap_c, dstArray, dstOffset, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz])(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22054,9 +22403,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA_v2(void *dstArray, unsigned long d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA_v2(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoA_v2])(dstArray, dstOffset, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22113,9 +22463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoA_v2_ptds(cutap_c, dstArray, dstOffset, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoA_v2_ptds])(dstArray, dstOffset, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22171,9 +22522,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD(unsigned int dstDevice, void *srcH
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD(cutap_c, dstDevice, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_cuMemcpyHtoD])(dstDevice, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22230,9 +22582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync(unsigned int dstDevice, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync(cutap_c, dstDevice, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync])(dstDevice, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22289,9 +22642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync_v2(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync_v2(cutap_c, dstDevice, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync_v2])(dstDevice, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22348,9 +22702,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long ds
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoDAsync_v2_ptsz(cutap_c, dstDevice, srcHost, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz])(dstDevice, srcHost, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22406,9 +22761,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD_v2(unsigned long long dstDevice, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD_v2(cutap_c, dstDevice, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22464,9 +22820,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyHtoD_v2_ptds(cutap_c, dstDevice, srcHost, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22524,9 +22881,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeer(unsigned long long dstDevice, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeer(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyPeer])(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22585,9 +22943,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeerAsync(unsigned long long dstDevice,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeerAsync(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyPeerAsync])(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22646,9 +23005,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeerAsync_ptsz(unsigned long long dstDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeerAsync_ptsz(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cuMemcpyPeerAsync_ptsz])(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22706,9 +23066,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpyPeer_ptds(unsigned long long dstDevice,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpyPeer_ptds(cutap_c, dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_real[CUTAP_ID_cuMemcpyPeer_ptds])(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22764,9 +23125,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemcpy_ptds(unsigned long long dst, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemcpy_ptds(cutap_c, dst, src, ByteCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuMemcpy_ptds])(dst, src, ByteCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22822,9 +23184,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16(unsigned int dstDevice, unsigned sh
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16(cutap_c, dstDevice, us, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned short, unsigned int))cutap_real[CUTAP_ID_cuMemsetD16])(dstDevice, us, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22881,9 +23244,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16Async(unsigned long long dstDevice, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16Async(cutap_c, dstDevice, us, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD16Async])(dstDevice, us, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22940,9 +23304,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16Async_ptsz(unsigned long long dstDev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16Async_ptsz(cutap_c, dstDevice, us, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD16Async_ptsz])(dstDevice, us, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -22998,9 +23363,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16_v2(unsigned long long dstDevice, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16_v2(cutap_c, dstDevice, us, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_real[CUTAP_ID_cuMemsetD16_v2])(dstDevice, us, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23056,9 +23422,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD16_v2_ptds(unsigned long long dstDevic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD16_v2_ptds(cutap_c, dstDevice, us, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_real[CUTAP_ID_cuMemsetD16_v2_ptds])(dstDevice, us, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23116,9 +23483,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16(unsigned int dstDevice, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16(cutap_c, dstDevice, dstPitch, us, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D16])(dstDevice, dstPitch, us, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23177,9 +23545,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16Async(unsigned long long dstDevice
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16Async(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D16Async])(dstDevice, dstPitch, us, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23238,9 +23607,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16Async_ptsz(unsigned long long dstD
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16Async_ptsz(cutap_c, dstDevice, dstPitch, us, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D16Async_ptsz])(dstDevice, dstPitch, us, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23298,9 +23668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16_v2(unsigned long long dstDevice, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16_v2(cutap_c, dstDevice, dstPitch, us, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D16_v2])(dstDevice, dstPitch, us, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23358,9 +23729,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D16_v2_ptds(unsigned long long dstDev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D16_v2_ptds(cutap_c, dstDevice, dstPitch, us, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D16_v2_ptds])(dstDevice, dstPitch, us, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23418,9 +23790,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32(unsigned int dstDevice, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32(cutap_c, dstDevice, dstPitch, ui, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D32])(dstDevice, dstPitch, ui, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23479,9 +23852,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32Async(unsigned long long dstDevice
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32Async(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D32Async])(dstDevice, dstPitch, ui, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23540,9 +23914,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32Async_ptsz(unsigned long long dstD
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32Async_ptsz(cutap_c, dstDevice, dstPitch, ui, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D32Async_ptsz])(dstDevice, dstPitch, ui, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23600,9 +23975,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32_v2(unsigned long long dstDevice, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32_v2(cutap_c, dstDevice, dstPitch, ui, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D32_v2])(dstDevice, dstPitch, ui, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23660,9 +24036,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D32_v2_ptds(unsigned long long dstDev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D32_v2_ptds(cutap_c, dstDevice, dstPitch, ui, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D32_v2_ptds])(dstDevice, dstPitch, ui, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23720,9 +24097,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8(unsigned int dstDevice, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8(cutap_c, dstDevice, dstPitch, uc, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD2D8])(dstDevice, dstPitch, uc, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23781,9 +24159,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8Async(unsigned long long dstDevice,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8Async(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D8Async])(dstDevice, dstPitch, uc, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23842,9 +24221,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8Async_ptsz(unsigned long long dstDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8Async_ptsz(cutap_c, dstDevice, dstPitch, uc, Width, Height, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD2D8Async_ptsz])(dstDevice, dstPitch, uc, Width, Height, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23902,9 +24282,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8_v2(unsigned long long dstDevice, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8_v2(cutap_c, dstDevice, dstPitch, uc, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D8_v2])(dstDevice, dstPitch, uc, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -23962,9 +24343,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD2D8_v2_ptds(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD2D8_v2_ptds(cutap_c, dstDevice, dstPitch, uc, Width, Height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMemsetD2D8_v2_ptds])(dstDevice, dstPitch, uc, Width, Height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24020,9 +24402,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32(unsigned int dstDevice, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32(cutap_c, dstDevice, ui, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuMemsetD32])(dstDevice, ui, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24079,9 +24462,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32Async(unsigned long long dstDevice, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32Async(cutap_c, dstDevice, ui, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD32Async])(dstDevice, ui, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24138,9 +24522,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32Async_ptsz(unsigned long long dstDev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32Async_ptsz(cutap_c, dstDevice, ui, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD32Async_ptsz])(dstDevice, ui, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24196,9 +24581,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32_v2(unsigned long long dstDevice, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32_v2(cutap_c, dstDevice, ui, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_real[CUTAP_ID_cuMemsetD32_v2])(dstDevice, ui, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24254,9 +24640,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD32_v2_ptds(unsigned long long dstDevic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD32_v2_ptds(cutap_c, dstDevice, ui, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_real[CUTAP_ID_cuMemsetD32_v2_ptds])(dstDevice, ui, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24312,9 +24699,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8(unsigned int dstDevice, unsigned cha
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8(cutap_c, dstDevice, uc, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned char, unsigned int))cutap_real[CUTAP_ID_cuMemsetD8])(dstDevice, uc, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24371,9 +24759,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8Async(unsigned long long dstDevice, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8Async(cutap_c, dstDevice, uc, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD8Async])(dstDevice, uc, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24430,9 +24819,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8Async_ptsz(unsigned long long dstDevi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8Async_ptsz(cutap_c, dstDevice, uc, N, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_real[CUTAP_ID_cuMemsetD8Async_ptsz])(dstDevice, uc, N, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24488,9 +24878,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8_v2(unsigned long long dstDevice, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8_v2(cutap_c, dstDevice, uc, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_real[CUTAP_ID_cuMemsetD8_v2])(dstDevice, uc, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24546,9 +24937,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMemsetD8_v2_ptds(unsigned long long dstDevice
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMemsetD8_v2_ptds(cutap_c, dstDevice, uc, N);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_real[CUTAP_ID_cuMemsetD8_v2_ptds])(dstDevice, uc, N);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24602,9 +24994,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMipmappedArrayDestroy(void *hMipmappedArray)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMipmappedArrayDestroy(cutap_c, hMipmappedArray);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuMipmappedArrayDestroy])(hMipmappedArray);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24667,9 +25060,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMipmappedArrayGetLevel(void *pLevelArray, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMipmappedArrayGetLevel(cutap_c, pLevelArray, hMipmappedArray, level);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuMipmappedArrayGetLevel])(pLevelArray, hMipmappedArray, level);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24732,9 +25126,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleEnumerateFunctions(void *functions, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleEnumerateFunctions(cutap_c, functions, numFunctions, mod);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuModuleEnumerateFunctions])(functions, numFunctions, mod);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24796,9 +25191,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleGetFunctionCount(void *count, void *mod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleGetFunctionCount(cutap_c, count, mod);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleGetFunctionCount])(count, mod);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24859,9 +25255,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleGetLoadingMode(void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleGetLoadingMode(cutap_c, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuModuleGetLoadingMode])(mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24923,9 +25320,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadData(void *module, void *image)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadData(cutap_c, module, image);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleLoadData])(module, image);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -24990,9 +25388,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadDataEx(void *module, void *image, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadDataEx(cutap_c, module, image, numOptions, options, optionValues);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cuModuleLoadDataEx])(module, image, numOptions, options, optionValues);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25054,9 +25453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleLoadFatBinary(void *module, void *fatCu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleLoadFatBinary(cutap_c, module, fatCubin);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuModuleLoadFatBinary])(module, fatCubin);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25110,9 +25510,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuModuleUnload(void *hmod)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuModuleUnload(cutap_c, hmod);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuModuleUnload])(hmod);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25167,9 +25568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMulticastAddDevice(unsigned long long mcHandl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastAddDevice(cutap_c, mcHandle, dev);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, int))cutap_real[CUTAP_ID_cuMulticastAddDevice])(mcHandle, dev);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25227,9 +25629,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMulticastBindAddr(unsigned long long mcHandle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastBindAddr(cutap_c, mcHandle, mcOffset, memptr, size, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuMulticastBindAddr])(mcHandle, mcOffset, memptr, size, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25288,9 +25691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMulticastBindMem(unsigned long long mcHandle,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastBindMem(cutap_c, mcHandle, mcOffset, memHandle, memOffset, size, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cuMulticastBindMem])(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25347,9 +25751,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuMulticastUnbind(unsigned long long mcHandle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuMulticastUnbind(cutap_c, mcHandle, dev, mcOffset, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cuMulticastUnbind])(mcHandle, dev, mcOffset, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25413,9 +25818,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuOccupancyAvailableDynamicSMemPerBlock(void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock])(dynamicSmemSize, func, numBlocks, blockSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25479,9 +25885,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxActiveBlocksPerMultiprocessor(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long))cutap_real[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor])(numBlocks, func, blockSize, dynamicSMemSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25546,9 +25953,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxActiveBlocksPerMultiprocessorWith
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags])(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25619,9 +26027,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxPotentialBlockSize(void *minGridS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxPotentialBlockSize(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int))cutap_real[CUTAP_ID_cuOccupancyMaxPotentialBlockSize])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25693,9 +26102,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuOccupancyMaxPotentialBlockSizeWithFlags(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuOccupancyMaxPotentialBlockSizeWithFlags(cutap_c, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int, unsigned int))cutap_real[CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags])(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25750,9 +26160,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuParamSetSize(void *hfunc, unsigned int numbyt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetSize(cutap_c, hfunc, numbytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuParamSetSize])(hfunc, numbytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25808,9 +26219,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuParamSetTexRef(void *hfunc, int texunit, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetTexRef(cutap_c, hfunc, texunit, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_cuParamSetTexRef])(hfunc, texunit, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25866,9 +26278,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuParamSetf(void *hfunc, int offset, float valu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetf(cutap_c, hfunc, offset, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, float))cutap_real[CUTAP_ID_cuParamSetf])(hfunc, offset, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25924,9 +26337,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuParamSeti(void *hfunc, int offset, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSeti(cutap_c, hfunc, offset, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int))cutap_real[CUTAP_ID_cuParamSeti])(hfunc, offset, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -25983,9 +26397,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuParamSetv(void *hfunc, int offset, void *ptr,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuParamSetv(cutap_c, hfunc, offset, ptr, numbytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, unsigned int))cutap_real[CUTAP_ID_cuParamSetv])(hfunc, offset, ptr, numbytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26041,9 +26456,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuPointerGetAttribute(void *data, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerGetAttribute(cutap_c, data, attribute, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuPointerGetAttribute])(data, attribute, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26107,9 +26523,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuPointerGetAttributes(unsigned int numAttribut
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerGetAttributes(cutap_c, numAttributes, attributes, data, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *, unsigned long long))cutap_real[CUTAP_ID_cuPointerGetAttributes])(numAttributes, attributes, data, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26165,9 +26582,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuPointerSetAttribute(void *value, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuPointerSetAttribute(cutap_c, value, attribute, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_real[CUTAP_ID_cuPointerSetAttribute])(value, attribute, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26219,9 +26637,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuProfilerStart(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuProfilerStart(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuProfilerStart])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26273,9 +26692,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuProfilerStop(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuProfilerStop(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cuProfilerStop])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26332,9 +26752,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSignalExternalSemaphoresAsync(void *extSemArr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuSignalExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26391,9 +26812,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSignalExternalSemaphoresAsync_ptsz(void *extS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26450,9 +26872,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamAddCallback(void *hStream, void *callba
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAddCallback(cutap_c, hStream, callback, userData, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamAddCallback])(hStream, callback, userData, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26509,9 +26932,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamAddCallback_ptsz(void *hStream, void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAddCallback_ptsz(cutap_c, hStream, callback, userData, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamAddCallback_ptsz])(hStream, callback, userData, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26568,9 +26992,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamAttachMemAsync(void *hStream, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAttachMemAsync(cutap_c, hStream, dptr, length, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamAttachMemAsync])(hStream, dptr, length, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26627,9 +27052,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamAttachMemAsync_ptsz(void *hStream, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamAttachMemAsync_ptsz(cutap_c, hStream, dptr, length, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamAttachMemAsync_ptsz])(hStream, dptr, length, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26683,9 +27109,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamBeginCapture])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26739,9 +27166,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_ptsz(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_ptsz(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamBeginCapture_ptsz])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26796,9 +27224,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_v2(void *hStream, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_v2(cutap_c, hStream, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamBeginCapture_v2])(hStream, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26853,9 +27282,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamBeginCapture_v2_ptsz(void *hStream, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamBeginCapture_v2_ptsz(cutap_c, hStream, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamBeginCapture_v2_ptsz])(hStream, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26910,9 +27340,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamCopyAttributes(void *dst, void *src)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCopyAttributes(cutap_c, dst, src);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamCopyAttributes])(dst, src);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -26967,9 +27398,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamCopyAttributes_ptsz(void *dst, void *sr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCopyAttributes_ptsz(cutap_c, dst, src);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamCopyAttributes_ptsz])(dst, src);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27031,9 +27463,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamCreate(void *phStream, unsigned int Fla
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCreate(cutap_c, phStream, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuStreamCreate])(phStream, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27096,9 +27529,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamCreateWithPriority(void *phStream, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamCreateWithPriority(cutap_c, phStream, flags, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuStreamCreateWithPriority])(phStream, flags, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27152,9 +27586,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamDestroy(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamDestroy(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamDestroy])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27208,9 +27643,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamDestroy_v2(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamDestroy_v2(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamDestroy_v2])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27272,9 +27708,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamEndCapture(void *hStream, void *phGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamEndCapture(cutap_c, hStream, phGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamEndCapture])(hStream, phGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27336,9 +27773,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamEndCapture_ptsz(void *hStream, void *ph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamEndCapture_ptsz(cutap_c, hStream, phGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamEndCapture_ptsz])(hStream, phGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27406,9 +27844,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCaptureInfo(void *hStream, void *cap
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCaptureInfo(cutap_c, hStream, captureStatus_out, id_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCaptureInfo])(hStream, captureStatus_out, id_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27476,9 +27915,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCaptureInfo_ptsz(void *hStream, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCaptureInfo_ptsz(cutap_c, hStream, captureStatus_out, id_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCaptureInfo_ptsz])(hStream, captureStatus_out, id_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27540,9 +27980,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx(void *hStream, void *pctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx(cutap_c, hStream, pctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx])(hStream, pctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27604,9 +28045,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_ptsz(void *hStream, void *pctx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_ptsz(cutap_c, hStream, pctx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_ptsz])(hStream, pctx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27674,9 +28116,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_v2(void *hStream, void *pCtx, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_v2(cutap_c, hStream, pCtx, pGreenCtx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_v2])(hStream, pCtx, pGreenCtx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27744,9 +28187,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetCtx_v2_ptsz(void *hStream, void *pCt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetCtx_v2_ptsz(cutap_c, hStream, pCtx, pGreenCtx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuStreamGetCtx_v2_ptsz])(hStream, pCtx, pGreenCtx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27808,9 +28252,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetDevice(void *hStream, void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetDevice(cutap_c, hStream, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetDevice])(hStream, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27872,9 +28317,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetDevice_ptsz(void *hStream, void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetDevice_ptsz(cutap_c, hStream, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetDevice_ptsz])(hStream, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -27936,9 +28382,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetFlags(void *hStream, void *flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetFlags(cutap_c, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetFlags])(hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28000,9 +28447,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetFlags_ptsz(void *hStream, void *flag
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetFlags_ptsz(cutap_c, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetFlags_ptsz])(hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28064,9 +28512,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetGreenCtx(void *hStream, void *phCtx)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetGreenCtx(cutap_c, hStream, phCtx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetGreenCtx])(hStream, phCtx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28128,9 +28577,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetId(void *hStream, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetId(cutap_c, hStream, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetId])(hStream, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28192,9 +28642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetId_ptsz(void *hStream, void *streamI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetId_ptsz(cutap_c, hStream, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetId_ptsz])(hStream, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28256,9 +28707,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetPriority(void *hStream, void *priori
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetPriority(cutap_c, hStream, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetPriority])(hStream, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28320,9 +28772,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamGetPriority_ptsz(void *hStream, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamGetPriority_ptsz(cutap_c, hStream, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamGetPriority_ptsz])(hStream, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28384,9 +28837,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamIsCapturing(void *hStream, void *captur
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamIsCapturing(cutap_c, hStream, captureStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamIsCapturing])(hStream, captureStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28448,9 +28902,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamIsCapturing_ptsz(void *hStream, void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamIsCapturing_ptsz(cutap_c, hStream, captureStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuStreamIsCapturing_ptsz])(hStream, captureStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28504,9 +28959,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamQuery(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamQuery(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamQuery])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28560,9 +29016,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamQuery_ptsz(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamQuery_ptsz(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamQuery_ptsz])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28616,9 +29073,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamSynchronize(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamSynchronize(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamSynchronize])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28672,9 +29130,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamSynchronize_ptsz(void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamSynchronize_ptsz(cutap_c, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuStreamSynchronize_ptsz])(hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28731,9 +29190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamUpdateCaptureDependencies(void *hStream
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamUpdateCaptureDependencies(cutap_c, hStream, dependencies, numDependencies, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamUpdateCaptureDependencies])(hStream, dependencies, numDependencies, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28790,9 +29250,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamUpdateCaptureDependencies_ptsz(void *hS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamUpdateCaptureDependencies_ptsz(cutap_c, hStream, dependencies, numDependencies, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz])(hStream, dependencies, numDependencies, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28848,9 +29309,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitEvent(void *hStream, void *hEvent, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitEvent(cutap_c, hStream, hEvent, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitEvent])(hStream, hEvent, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28906,9 +29368,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitEvent_ptsz(void *hStream, void *hEv
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitEvent_ptsz(cutap_c, hStream, hEvent, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitEvent_ptsz])(hStream, hEvent, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -28965,9 +29428,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32(void *stream, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29024,9 +29488,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_ptsz(void *stream, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29083,9 +29548,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_v2(void *stream, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_v2(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_v2])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29142,9 +29608,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue32_v2_ptsz(void *stream, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue32_v2_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29201,9 +29668,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64(void *stream, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29260,9 +29728,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_ptsz(void *stream, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29319,9 +29788,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_v2(void *stream, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_v2(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_v2])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29378,9 +29848,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWaitValue64_v2_ptsz(void *stream, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWaitValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWaitValue64_v2_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29437,9 +29908,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32(void *stream, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29496,9 +29968,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_ptsz(void *stream, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29555,9 +30028,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_v2(void *stream, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_v2(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_v2])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29614,9 +30088,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue32_v2_ptsz(void *stream, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue32_v2_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue32_v2_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29673,9 +30148,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64(void *stream, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29732,9 +30208,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_ptsz(void *stream, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29791,9 +30268,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_v2(void *stream, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_v2(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_v2])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29850,9 +30328,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuStreamWriteValue64_v2_ptsz(void *stream, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuStreamWriteValue64_v2_ptsz(cutap_c, stream, addr, value, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cuStreamWriteValue64_v2_ptsz])(stream, addr, value, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29914,9 +30393,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectCreate(void *pSurfObject, void *pRe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectCreate(cutap_c, pSurfObject, pResDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuSurfObjectCreate])(pSurfObject, pResDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -29970,9 +30450,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectDestroy(unsigned long long surfObje
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectDestroy(cutap_c, surfObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuSurfObjectDestroy])(surfObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30027,9 +30508,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSurfObjectGetResourceDesc(void *pResDesc, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfObjectGetResourceDesc(cutap_c, pResDesc, surfObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuSurfObjectGetResourceDesc])(pResDesc, surfObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30091,9 +30573,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSurfRefGetArray(void *phArray, void *hSurfRef
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfRefGetArray(cutap_c, phArray, hSurfRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuSurfRefGetArray])(phArray, hSurfRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30149,9 +30632,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuSurfRefSetArray(void *hSurfRef, void *hArray,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuSurfRefSetArray(cutap_c, hSurfRef, hArray, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuSurfRefSetArray])(hSurfRef, hArray, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30219,9 +30703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeIm2col(void *tensorMap, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeIm2col(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeIm2col])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30290,9 +30775,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeIm2colWide(void *tensorMap, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeIm2colWide(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, int, int, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeIm2colWide])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30357,9 +30843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTensorMapEncodeTiled(void *tensorMap, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapEncodeTiled(cutap_c, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTensorMapEncodeTiled])(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30414,9 +30901,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTensorMapReplaceAddress(void *tensorMap, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTensorMapReplaceAddress(cutap_c, tensorMap, globalAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTensorMapReplaceAddress])(tensorMap, globalAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30480,9 +30968,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexObjectCreate(void *pTexObject, void *pResD
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectCreate(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cuTexObjectCreate])(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30536,9 +31025,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexObjectDestroy(unsigned long long texObject
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectDestroy(cutap_c, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cuTexObjectDestroy])(texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30593,9 +31083,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetResourceDesc(void *pResDesc, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetResourceDesc(cutap_c, pResDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetResourceDesc])(pResDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30650,9 +31141,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetResourceViewDesc(void *pResViewDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetResourceViewDesc(cutap_c, pResViewDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetResourceViewDesc])(pResViewDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30707,9 +31199,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexObjectGetTextureDesc(void *pTexDesc, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexObjectGetTextureDesc(cutap_c, pTexDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cuTexObjectGetTextureDesc])(pTexDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30770,9 +31263,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefCreate(void *pTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefCreate(cutap_c, pTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuTexRefCreate])(pTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30826,9 +31320,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefDestroy(void *hTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefDestroy(cutap_c, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuTexRefDestroy])(hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30890,9 +31385,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddress(void *pdptr, void *hTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddress(cutap_c, pdptr, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetAddress])(pdptr, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -30955,9 +31451,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddressMode(void *pam, void *hTexRef
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddressMode(cutap_c, pam, hTexRef, dim);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cuTexRefGetAddressMode])(pam, hTexRef, dim);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31019,9 +31516,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetAddress_v2(void *pdptr, void *hTexRe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetAddress_v2(cutap_c, pdptr, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetAddress_v2])(pdptr, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31083,9 +31581,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetArray(void *phArray, void *hTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetArray(cutap_c, phArray, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetArray])(phArray, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31140,9 +31639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetBorderColor(void *pBorderColor, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetBorderColor(cutap_c, pBorderColor, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetBorderColor])(pBorderColor, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31204,9 +31704,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFilterMode(void *pfm, void *hTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFilterMode(cutap_c, pfm, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFilterMode])(pfm, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31268,9 +31769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFlags(void *pFlags, void *hTexRef)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFlags(cutap_c, pFlags, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFlags])(pFlags, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31338,9 +31840,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetFormat(void *pFormat, void *pNumChan
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetFormat(cutap_c, pFormat, pNumChannels, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuTexRefGetFormat])(pFormat, pNumChannels, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31402,9 +31905,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMaxAnisotropy(void *pmaxAniso, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMaxAnisotropy(cutap_c, pmaxAniso, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMaxAnisotropy])(pmaxAniso, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31466,9 +31970,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapFilterMode(void *pfm, void *hT
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapFilterMode(cutap_c, pfm, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapFilterMode])(pfm, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31530,9 +32035,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapLevelBias(void *pbias, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapLevelBias(cutap_c, pbias, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapLevelBias])(pbias, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31600,9 +32106,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmapLevelClamp(void *pminMipmapLev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmapLevelClamp(cutap_c, pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmapLevelClamp])(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31664,9 +32171,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefGetMipmappedArray(void *phMipmappedArra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefGetMipmappedArray(cutap_c, phMipmappedArray, hTexRef);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefGetMipmappedArray])(phMipmappedArray, hTexRef);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31730,9 +32238,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddress(void *ByteOffset, void *hTex
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddress(cutap_c, ByteOffset, hTexRef, dptr, bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetAddress])(ByteOffset, hTexRef, dptr, bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31788,9 +32297,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddressMode(void *hTexRef, int dim, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddressMode(cutap_c, hTexRef, dim, am);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetAddressMode])(hTexRef, dim, am);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31854,9 +32364,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetAddress_v2(void *ByteOffset, void *h
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetAddress_v2(cutap_c, ByteOffset, hTexRef, dptr, bytes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long, unsigned long))cutap_real[CUTAP_ID_cuTexRefSetAddress_v2])(ByteOffset, hTexRef, dptr, bytes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31912,9 +32423,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetArray(void *hTexRef, void *hArray, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetArray(cutap_c, hTexRef, hArray, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetArray])(hTexRef, hArray, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -31969,9 +32481,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetBorderColor(void *hTexRef, void *pBo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetBorderColor(cutap_c, hTexRef, pBorderColor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cuTexRefSetBorderColor])(hTexRef, pBorderColor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32026,9 +32539,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFilterMode(void *hTexRef, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFilterMode(cutap_c, hTexRef, fm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetFilterMode])(hTexRef, fm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32083,9 +32597,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFlags(void *hTexRef, unsigned int Fl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFlags(cutap_c, hTexRef, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetFlags])(hTexRef, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32141,9 +32656,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetFormat(void *hTexRef, unsigned int f
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetFormat(cutap_c, hTexRef, fmt, NumPackedComponents);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cuTexRefSetFormat])(hTexRef, fmt, NumPackedComponents);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32198,9 +32714,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMaxAnisotropy(void *hTexRef, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMaxAnisotropy(cutap_c, hTexRef, maxAniso);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMaxAnisotropy])(hTexRef, maxAniso);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32255,9 +32772,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapFilterMode(void *hTexRef, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapFilterMode(cutap_c, hTexRef, fm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMipmapFilterMode])(hTexRef, fm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32312,9 +32830,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapLevelBias(void *hTexRef, float
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapLevelBias(cutap_c, hTexRef, bias);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, float))cutap_real[CUTAP_ID_cuTexRefSetMipmapLevelBias])(hTexRef, bias);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32370,9 +32889,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmapLevelClamp(void *hTexRef, floa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmapLevelClamp(cutap_c, hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, float, float))cutap_real[CUTAP_ID_cuTexRefSetMipmapLevelClamp])(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32428,9 +32948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuTexRefSetMipmappedArray(void *hTexRef, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuTexRefSetMipmappedArray(cutap_c, hTexRef, hMipmappedArray, Flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cuTexRefSetMipmappedArray])(hTexRef, hMipmappedArray, Flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32491,9 +33012,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuThreadExchangeStreamCaptureMode(void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuThreadExchangeStreamCaptureMode(cutap_c, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cuThreadExchangeStreamCaptureMode])(mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32558,9 +33080,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuUserObjectCreate(void *object_out, void *ptr,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cuUserObjectCreate])(object_out, ptr, destroy, initialRefcount, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32615,9 +33138,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuUserObjectRelease(void *object, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectRelease(cutap_c, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuUserObjectRelease])(object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32672,9 +33196,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuUserObjectRetain(void *object, unsigned int c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuUserObjectRetain(cutap_c, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cuUserObjectRetain])(object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32739,9 +33264,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuVDPAUCtxCreate(void *pCtx, unsigned int flags
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUCtxCreate(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUCtxCreate])(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32806,9 +33332,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuVDPAUCtxCreate_v2(void *pCtx, unsigned int fl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUCtxCreate_v2(cutap_c, pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUCtxCreate_v2])(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32871,9 +33398,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuVDPAUGetDevice(void *pDevice, unsigned int vd
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuVDPAUGetDevice(cutap_c, pDevice, vdpDevice, vdpGetProcAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cuVDPAUGetDevice])(pDevice, vdpDevice, vdpGetProcAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32930,9 +33458,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuWaitExternalSemaphoresAsync(void *extSemArray
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuWaitExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -32989,9 +33518,10 @@ CUTAP_SLOW unsigned int cutap_ct_cuWaitExternalSemaphoresAsync_ptsz(void *extSem
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cuWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -110,9 +110,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclAllGather(void *sendbuff, void *recvbuff, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllGather(cutap_c, sendbuff, recvbuff, sendcount, datatype, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllGather])(sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -172,9 +173,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclAllReduce(void *sendbuff, void *recvbuff, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllReduce])(sendbuff, recvbuff, count, datatype, op, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -233,9 +235,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclAlltoAll(void *sendbuff, void *recvbuff, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAlltoAll(cutap_c, sendbuff, recvbuff, count, datatype, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAlltoAll])(sendbuff, recvbuff, count, datatype, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -294,9 +297,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclBcast(void *buff, unsigned long count, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBcast(cutap_c, buff, count, datatype, root, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBcast])(buff, count, datatype, root, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -356,9 +360,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclBroadcast(void *sendbuff, void *recvbuff, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBroadcast(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBroadcast])(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -412,9 +417,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommAbort(void *comm)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommAbort(cutap_c, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommAbort])(comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -469,9 +475,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommCount(void *comm, void *count)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCount(cutap_c, comm, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCount])(comm, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -526,9 +533,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommCuDevice(void *comm, void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCuDevice(cutap_c, comm, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCuDevice])(comm, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -583,9 +591,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommDeregister(void *comm, void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDeregister(cutap_c, comm, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommDeregister])(comm, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -639,9 +648,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommDestroy(void *comm)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDestroy(cutap_c, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommDestroy])(comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -695,9 +705,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommFinalize(void *comm)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommFinalize(cutap_c, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommFinalize])(comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -752,9 +763,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommGetAsyncError(void *comm, void *asyncEr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommGetAsyncError(cutap_c, comm, asyncError);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommGetAsyncError])(comm, asyncError);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -817,9 +829,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommInitAll(void *comm, int ndev, void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitAll(cutap_c, comm, ndev, devlist);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_ncclCommInitAll])(comm, ndev, devlist);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -883,9 +896,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRank(void *comm, int nranks, struct
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRank(cutap_c, comm, nranks, commId, rank);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_real[CUTAP_ID_ncclCommInitRank])(comm, nranks, commId, rank);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -950,9 +964,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankConfig(void *comm, int nranks, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankConfig(cutap_c, comm, nranks, commId, rank, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_real[CUTAP_ID_ncclCommInitRankConfig])(comm, nranks, commId, rank, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1018,9 +1033,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankScalable(void *newcomm, int nra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankScalable(cutap_c, newcomm, nranks, myrank, nId, commIds, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommInitRankScalable])(newcomm, nranks, myrank, nId, commIds, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1084,9 +1100,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommRegister(void *comm, void *buff, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRegister(cutap_c, comm, buff, size, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_ncclCommRegister])(comm, buff, size, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1141,9 +1158,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommRevoke(void *comm, int revokeFlags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRevoke(cutap_c, comm, revokeFlags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_ncclCommRevoke])(comm, revokeFlags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1209,9 +1227,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommShrink(void *comm, void *excludeRanksLi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommShrink(cutap_c, comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_ncclCommShrink])(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1276,9 +1295,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommSplit(void *comm, int color, int key, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommSplit(cutap_c, comm, color, key, newcomm, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommSplit])(comm, color, key, newcomm, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1333,9 +1353,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommUserRank(void *comm, void *rank)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommUserRank(cutap_c, comm, rank);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommUserRank])(comm, rank);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1390,9 +1411,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowDeregister(void *comm, void *win)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowDeregister(cutap_c, comm, win);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommWindowDeregister])(comm, win);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1457,9 +1479,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowRegister(void *comm, void *buff, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowRegister(cutap_c, comm, buff, size, win, winFlags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_real[CUTAP_ID_ncclCommWindowRegister])(comm, buff, size, win, winFlags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1519,9 +1542,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGather(void *sendbuff, void *recvbuff, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGather(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclGather])(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1575,9 +1599,10 @@ CUTAP_SLOW void * cutap_ct_ncclGetErrorString(unsigned int result)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetErrorString(cutap_c, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_ncclGetErrorString])(result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1631,9 +1656,10 @@ CUTAP_SLOW void * cutap_ct_ncclGetLastError(void *comm)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetLastError(cutap_c, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_ncclGetLastError])(comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1687,9 +1713,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGetUniqueId(void *uniqueId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetUniqueId(cutap_c, uniqueId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetUniqueId])(uniqueId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1743,9 +1770,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGetVersion(void *version)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetVersion(cutap_c, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetVersion])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1797,9 +1825,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGroupEnd(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupEnd(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupEnd])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1853,9 +1882,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGroupSimulateEnd(void *simInfo)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupSimulateEnd(cutap_c, simInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGroupSimulateEnd])(simInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1907,9 +1937,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclGroupStart(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupStart(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupStart])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1971,9 +2002,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclMemAlloc(void *ptr, unsigned long size)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemAlloc(cutap_c, ptr, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_ncclMemAlloc])(ptr, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2027,9 +2059,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclMemFree(void *ptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemFree(cutap_c, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclMemFree])(ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2088,9 +2121,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclRecv(void *recvbuff, unsigned long count, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRecv(cutap_c, recvbuff, count, datatype, peer, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclRecv])(recvbuff, count, datatype, peer, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2148,9 +2182,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclRedOpCreatePreMulSum(void *op, void *scalar
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpCreatePreMulSum(cutap_c, op, scalar, datatype, residence, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpCreatePreMulSum])(op, scalar, datatype, residence, comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2205,9 +2240,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclRedOpDestroy(unsigned int op, void *comm)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpDestroy(cutap_c, op, comm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpDestroy])(op, comm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2268,9 +2304,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclReduce(void *sendbuff, void *recvbuff, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclReduce])(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2330,9 +2367,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclReduceScatter(void *sendbuff, void *recvbuf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduceScatter(cutap_c, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclReduceScatter])(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2389,9 +2427,10 @@ CUTAP_SLOW void cutap_ct_ncclResetDebugInit(void)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void))cutap_real[CUTAP_ID_ncclResetDebugInit])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
@@ -2450,9 +2489,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclScatter(void *sendbuff, void *recvbuff, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclScatter(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclScatter])(sendbuff, recvbuff, count, datatype, root, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2511,9 +2551,10 @@ CUTAP_SLOW unsigned int cutap_ct_ncclSend(void *sendbuff, unsigned long count, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclSend(cutap_c, sendbuff, count, datatype, peer, comm, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclSend])(sendbuff, count, datatype, peer, comm, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -85,9 +85,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_12_4(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_12_4(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -141,9 +142,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_13_0(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_13_0(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_13_0])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -206,9 +208,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkCreate_13_0(void *handle, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkCreate_13_0(cutap_c, handle, numOptions, options);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID___nvJitLinkCreate_13_0])(handle, numOptions, options);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -269,9 +272,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_12_4(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_12_4(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -332,9 +336,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_13_0(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_13_0(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_13_0])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -389,9 +394,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_12_4(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_12_4(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -446,9 +452,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_13_0(void *handle, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_13_0(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -503,9 +510,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_12_4(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_12_4(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -560,9 +568,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_13_0(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_13_0(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -617,9 +626,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_12_4(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -674,9 +684,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_13_0(void *handle
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_13_0(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -731,9 +742,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_12_4(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_12_4(cutap_c, handle, cubin);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -788,9 +800,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_13_0(void *handle, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_13_0(cutap_c, handle, cubin);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -845,9 +858,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_12_4(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -902,9 +916,10 @@ CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_13_0(void *handle, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_13_0(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -958,9 +973,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkComplete(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkComplete(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkComplete])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1023,9 +1039,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkCreate(void *handle, unsigned int numO
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkCreate(cutap_c, handle, numOptions, options);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvJitLinkCreate])(handle, numOptions, options);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1086,9 +1103,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkDestroy(void *handle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkDestroy(cutap_c, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkDestroy])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1143,9 +1161,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetErrorLogSize(void *handle, void *si
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetErrorLogSize(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetErrorLogSize])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1200,9 +1219,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetInfoLogSize(void *handle, void *siz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetInfoLogSize(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetInfoLogSize])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1257,9 +1277,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubin(void *handle, void *cub
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubin(cutap_c, handle, cubin);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubin])(handle, cubin);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1314,9 +1335,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubinSize(void *handle, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubinSize(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubinSize])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1371,9 +1393,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedPtxSize(void *handle, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedPtxSize(cutap_c, handle, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedPtxSize])(handle, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1428,9 +1451,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvJitLinkVersion(void *major, void *minor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkVersion(cutap_c, major, minor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkVersion])(major, minor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

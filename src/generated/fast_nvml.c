@@ -321,9 +321,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlComputeInstanceDestroy(void *computeInstanc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlComputeInstanceDestroy(cutap_c, computeInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlComputeInstanceDestroy])(computeInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -377,9 +378,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearAccountingPids(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearAccountingPids(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearAccountingPids])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -433,9 +435,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearCpuAffinity(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearCpuAffinity(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearCpuAffinity])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -490,9 +493,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearEccErrorCounts(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearEccErrorCounts(cutap_c, device, counterType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceClearEccErrorCounts])(device, counterType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -555,9 +559,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceCreateGpuInstance(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceCreateGpuInstance(cutap_c, device, profileId, gpuInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceCreateGpuInstance])(device, profileId, gpuInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -611,9 +616,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceDiscoverGpus(void *pciInfo)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceDiscoverGpus(cutap_c, pciInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceDiscoverGpus])(pciInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -670,9 +676,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceFreezeNvLinkUtilizationCounter(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceFreezeNvLinkUtilizationCounter(cutap_c, device, link, counter, freeze);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter])(device, link, counter, freeze);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -735,9 +742,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAPIRestriction(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAPIRestriction(cutap_c, device, apiType, isRestricted);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAPIRestriction])(device, apiType, isRestricted);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -799,9 +807,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingBufferSize(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingBufferSize(cutap_c, device, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingBufferSize])(device, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -863,9 +872,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingMode(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -933,9 +943,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingPids(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingPids(cutap_c, device, count, pids);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingPids])(device, count, pids);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1003,9 +1014,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetActiveVgpus(void *device, void *vg
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetActiveVgpus(cutap_c, device, vgpuCount, vgpuInstances);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetActiveVgpus])(device, vgpuCount, vgpuInstances);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1067,9 +1079,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAdaptiveClockInfoStatus(void *devi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAdaptiveClockInfoStatus(cutap_c, device, adaptiveClockStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus])(device, adaptiveClockStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1131,9 +1144,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAddressingMode(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAddressingMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAddressingMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1196,9 +1210,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetApplicationsClock(void *device, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetApplicationsClock(cutap_c, device, clockType, clockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetApplicationsClock])(device, clockType, clockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1260,9 +1275,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetArchitecture(void *device, void *a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetArchitecture(cutap_c, device, arch);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetArchitecture])(device, arch);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1330,9 +1346,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAutoBoostedClocksEnabled(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAutoBoostedClocksEnabled(cutap_c, device, isEnabled, defaultIsEnabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled])(device, isEnabled, defaultIsEnabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1394,9 +1411,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBoardId(void *device, void *boardI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBoardId(cutap_c, device, boardId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBoardId])(device, boardId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1458,9 +1476,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBrand(void *device, void *type)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBrand(cutap_c, device, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBrand])(device, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1515,9 +1534,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBridgeChipInfo(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBridgeChipInfo(cutap_c, device, bridgeHierarchy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBridgeChipInfo])(device, bridgeHierarchy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1579,9 +1599,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBusType(void *device, void *type)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBusType(cutap_c, device, type);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBusType])(device, type);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1643,9 +1664,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetC2cModeInfoV(void *device, void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetC2cModeInfoV(cutap_c, device, c2cModeInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetC2cModeInfoV])(device, c2cModeInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1707,9 +1729,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCapabilities(void *device, void *c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCapabilities(cutap_c, device, caps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCapabilities])(device, caps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1764,9 +1787,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClkMonStatus(void *device, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClkMonStatus(cutap_c, device, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClkMonStatus])(device, status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1830,9 +1854,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClock(void *device, unsigned int c
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClock(cutap_c, device, clockType, clockId, clockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClock])(device, clockType, clockId, clockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1895,9 +1920,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClockInfo(void *device, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClockInfo(cutap_c, device, type, clock);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClockInfo])(device, type, clock);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1959,9 +1985,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeInstanceId(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeInstanceId(cutap_c, device, id);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeInstanceId])(device, id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2023,9 +2050,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeMode(void *device, void *mo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2080,9 +2108,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuAttestationReport(vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuAttestationReport(cutap_c, device, gpuAtstReport);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport])(device, gpuAtstReport);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2137,9 +2166,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuCertificate(void *de
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuCertificate(cutap_c, device, gpuCert);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate])(device, gpuCert);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2200,9 +2230,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCount_v2(void *deviceCount)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCount_v2(cutap_c, deviceCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceGetCount_v2])(deviceCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2265,9 +2296,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinity(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinity(cutap_c, device, cpuSetSize, cpuSet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinity])(device, cpuSetSize, cpuSet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2331,9 +2363,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinityWithinScope(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinityWithinScope(cutap_c, device, cpuSetSize, cpuSet, scope);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope])(device, cpuSetSize, cpuSet, scope);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2401,9 +2434,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCreatableVgpus(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCreatableVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCreatableVgpus])(device, vgpuCount, vgpuTypeIds);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2471,9 +2505,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCudaComputeCapability(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCudaComputeCapability(cutap_c, device, major, minor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCudaComputeCapability])(device, major, minor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2535,9 +2570,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkGeneration(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkGeneration(cutap_c, device, currLinkGen);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration])(device, currLinkGen);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2599,9 +2635,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkWidth(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkWidth(cutap_c, device, currLinkWidth);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth])(device, currLinkWidth);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2656,9 +2693,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClockFreqs(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClockFreqs(cutap_c, device, currentClockFreqs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs])(device, currentClockFreqs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2720,9 +2758,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksEventReasons(void *de
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksEventReasons(cutap_c, device, clocksEventReasons);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons])(device, clocksEventReasons);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2784,9 +2823,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksThrottleReasons(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksThrottleReasons(cutap_c, device, clocksThrottleReasons);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons])(device, clocksThrottleReasons);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2854,9 +2894,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDecoderUtilization(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDecoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDecoderUtilization])(device, utilization, samplingPeriodUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2919,9 +2960,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultApplicationsClock(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultApplicationsClock(cutap_c, device, clockType, clockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock])(device, clockType, clockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2983,9 +3025,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultEccMode(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultEccMode(cutap_c, device, defaultMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultEccMode])(device, defaultMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3047,9 +3090,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(cutap_c, migDevice, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle])(migDevice, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3111,9 +3155,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayActive(void *device, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayActive(cutap_c, device, isActive);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayActive])(device, isActive);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3175,9 +3220,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayMode(void *device, void *di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayMode(cutap_c, device, display);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayMode])(device, display);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3245,9 +3291,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDramEncryptionMode(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDramEncryptionMode(cutap_c, device, current, pending);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDramEncryptionMode])(device, current, pending);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3315,9 +3362,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDriverModel_v2(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDriverModel_v2(cutap_c, device, current, pending);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDriverModel_v2])(device, current, pending);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3372,9 +3420,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDynamicPstatesInfo(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDynamicPstatesInfo(cutap_c, device, pDynamicPstatesInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo])(device, pDynamicPstatesInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3442,9 +3491,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEccMode(void *device, void *curren
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEccMode(cutap_c, device, current, pending);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEccMode])(device, current, pending);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3507,9 +3557,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderCapacity(void *device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderCapacity(cutap_c, device, encoderQueryType, encoderCapacity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderCapacity])(device, encoderQueryType, encoderCapacity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3577,9 +3628,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderUtilization(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderUtilization])(device, utilization, samplingPeriodUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3641,9 +3693,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEnforcedPowerLimit(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEnforcedPowerLimit(cutap_c, device, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit])(device, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3706,9 +3759,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanControlPolicy_v2(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanControlPolicy_v2(cutap_c, device, fan, policy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2])(device, fan, policy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3770,9 +3824,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed(void *device, void *speed
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed(cutap_c, device, speed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed])(device, speed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3835,9 +3890,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed_v2(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed_v2(cutap_c, device, fan, speed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed_v2])(device, fan, speed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3905,9 +3961,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset])(device, minOffset, maxOffset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3969,9 +4026,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkVfOffset(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkVfOffset(cutap_c, device, offset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset])(device, offset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4034,9 +4092,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceById(void *device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceById(cutap_c, device, id, gpuInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceById])(device, id, gpuInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4098,9 +4157,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceId(void *device, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceId(cutap_c, device, id);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceId])(device, id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4169,9 +4229,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstancePossiblePlacements_v2(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstancePossiblePlacements_v2(cutap_c, device, profileId, placements, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2])(device, profileId, placements, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4227,9 +4288,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoByIdV(cutap_c, device, profileId, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV])(device, profileId, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4285,9 +4347,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoV(void *devi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoV(cutap_c, device, profile, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV])(device, profile, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4350,9 +4413,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceRemainingCapacity(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceRemainingCapacity(cutap_c, device, profileId, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity])(device, profileId, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4421,9 +4485,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstances(void *device, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstances(cutap_c, device, profileId, gpuInstances, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstances])(device, profileId, gpuInstances, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4485,9 +4550,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuMaxPcieLinkGeneration(cutap_c, device, maxLinkGenDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration])(device, maxLinkGenDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4555,9 +4621,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuOperationMode(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuOperationMode(cutap_c, device, current, pending);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuOperationMode])(device, current, pending);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4612,9 +4679,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGridLicensableFeatures_v4(void *de
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGridLicensableFeatures_v4(cutap_c, device, pGridLicensableFeatures);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4])(device, pGridLicensableFeatures);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4682,9 +4750,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGspFirmwareMode(void *device, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGspFirmwareMode(cutap_c, device, isEnabled, defaultMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGspFirmwareMode])(device, isEnabled, defaultMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4746,9 +4815,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHandleByIndex_v2(unsigned int inde
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHandleByIndex_v2(cutap_c, index, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2])(index, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4810,9 +4880,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHostVgpuMode(void *device, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHostVgpuMode(cutap_c, device, pHostVgpuMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHostVgpuMode])(device, pHostVgpuMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4874,9 +4945,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIndex(void *device, void *index)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIndex(cutap_c, device, index);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIndex])(device, index);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4938,9 +5010,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetInforomConfigurationChecksum(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetInforomConfigurationChecksum(cutap_c, device, checksum);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum])(device, checksum);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5002,9 +5075,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIrqNum(void *device, void *irqNum)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIrqNum(cutap_c, device, irqNum);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIrqNum])(device, irqNum);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5072,9 +5146,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetJpgUtilization(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetJpgUtilization(cutap_c, device, utilization, samplingPeriodUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetJpgUtilization])(device, utilization, samplingPeriodUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5142,9 +5217,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetLastBBXFlushTime(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetLastBBXFlushTime(cutap_c, device, timestamp, durationUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime])(device, timestamp, durationUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5206,9 +5282,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMarginTemperature(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMarginTemperature(cutap_c, device, marginTempInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMarginTemperature])(device, marginTempInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5271,9 +5348,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxClockInfo(void *device, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxClockInfo(cutap_c, device, type, clock);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxClockInfo])(device, type, clock);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5336,9 +5414,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxCustomerBoostClock(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxCustomerBoostClock(cutap_c, device, clockType, clockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock])(device, clockType, clockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5400,9 +5479,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxMigDeviceCount(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxMigDeviceCount(cutap_c, device, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount])(device, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5464,9 +5544,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkGeneration(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkGeneration(cutap_c, device, maxLinkGen);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration])(device, maxLinkGen);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5528,9 +5609,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkWidth(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkWidth(cutap_c, device, maxLinkWidth);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth])(device, maxLinkWidth);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5598,9 +5680,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkMinMaxVfOffset(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset])(device, minOffset, maxOffset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5662,9 +5745,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkVfOffset(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkVfOffset(cutap_c, device, offset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkVfOffset])(device, offset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5728,9 +5812,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryAffinity(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryAffinity(cutap_c, device, nodeSetSize, nodeSet, scope);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryAffinity])(device, nodeSetSize, nodeSet, scope);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5792,9 +5877,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryBusWidth(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryBusWidth(cutap_c, device, busWidth);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryBusWidth])(device, busWidth);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5859,9 +5945,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryErrorCounter(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryErrorCounter(cutap_c, device, errorType, counterType, locationType, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter])(device, errorType, counterType, locationType, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5924,9 +6011,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigDeviceHandleByIndex(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigDeviceHandleByIndex(cutap_c, device, index, migDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex])(device, index, migDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5994,9 +6082,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigMode(void *device, void *curren
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigMode(cutap_c, device, currentMode, pendingMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigMode])(device, currentMode, pendingMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6066,9 +6155,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxClockOfPState(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxClockOfPState(cutap_c, device, type, pstate, minClockMHz, maxClockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState])(device, type, pstate, minClockMHz, maxClockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6136,9 +6226,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxFanSpeed(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxFanSpeed(cutap_c, device, minSpeed, maxSpeed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed])(device, minSpeed, maxSpeed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6200,9 +6291,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinorNumber(void *device, void *mi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinorNumber(cutap_c, device, minorNumber);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinorNumber])(device, minorNumber);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6264,9 +6356,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetModuleId(void *device, void *modul
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetModuleId(cutap_c, device, moduleId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetModuleId])(device, moduleId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6328,9 +6421,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMultiGpuBoard(void *device, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMultiGpuBoard(cutap_c, device, multiGpuBool);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMultiGpuBoard])(device, multiGpuBool);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6392,9 +6486,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumFans(void *device, void *numFan
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumFans(cutap_c, device, numFans);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumFans])(device, numFans);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6456,9 +6551,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumGpuCores(void *device, void *nu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumGpuCores(cutap_c, device, numCores);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumGpuCores])(device, numCores);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6520,9 +6616,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumaNodeId(void *device, void *nod
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumaNodeId(cutap_c, device, node);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumaNodeId])(device, node);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6586,9 +6683,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkCapability(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkCapability(cutap_c, device, link, capability, capResult);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkCapability])(device, link, capability, capResult);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6652,9 +6750,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkErrorCounter(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkErrorCounter(cutap_c, device, link, counter, counterValue);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter])(device, link, counter, counterValue);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6709,9 +6808,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkInfo(void *device, void *inf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkInfo(cutap_c, device, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkInfo])(device, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6774,9 +6874,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemoteDeviceType(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemoteDeviceType(cutap_c, device, link, pNvLinkDeviceType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType])(device, link, pNvLinkDeviceType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6832,9 +6933,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemotePciInfo_v2(cutap_c, device, link, pci);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2])(device, link, pci);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6897,9 +6999,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkState(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkState(cutap_c, device, link, isActive);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkState])(device, link, isActive);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6963,9 +7066,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationControl(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationControl(cutap_c, device, link, counter, control);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl])(device, link, counter, control);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7035,9 +7139,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationCounter(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationCounter(cutap_c, device, link, counter, rxcounter, txcounter);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter])(device, link, counter, rxcounter, txcounter);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7100,9 +7205,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkVersion(void *device, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkVersion(cutap_c, device, link, version);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkVersion])(device, link, version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7170,9 +7276,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetOfaUtilization(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetOfaUtilization(cutap_c, device, utilization, samplingPeriodUs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetOfaUtilization])(device, utilization, samplingPeriodUs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7236,9 +7343,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetP2PStatus(void *device1, void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetP2PStatus(cutap_c, device1, device2, p2pIndex, p2pStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetP2PStatus])(device1, device2, p2pIndex, p2pStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7293,9 +7401,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPciInfo_v3(void *device, void *pci
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPciInfo_v3(cutap_c, device, pci);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPciInfo_v3])(device, pci);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7357,9 +7466,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieLinkMaxSpeed(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieLinkMaxSpeed(cutap_c, device, maxSpeed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed])(device, maxSpeed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7421,9 +7531,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieReplayCounter(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieReplayCounter(cutap_c, device, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieReplayCounter])(device, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7485,9 +7596,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieSpeed(void *device, void *pcie
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieSpeed(cutap_c, device, pcieSpeed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieSpeed])(device, pcieSpeed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7550,9 +7662,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieThroughput(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieThroughput(cutap_c, device, counter, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieThroughput])(device, counter, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7607,9 +7720,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceModes(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceModes(cutap_c, device, perfModes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceModes])(device, perfModes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7671,9 +7785,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceState(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceState(cutap_c, device, pState);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceState])(device, pState);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7735,9 +7850,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPersistenceMode(void *device, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPersistenceMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPersistenceMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7799,9 +7915,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementDefaultLimit(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementDefaultLimit(cutap_c, device, defaultLimit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit])(device, defaultLimit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7863,9 +7980,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimit(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimit(cutap_c, device, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimit])(device, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7933,9 +8051,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimitConstraints(vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimitConstraints(cutap_c, device, minLimit, maxLimit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints])(device, minLimit, maxLimit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7997,9 +8116,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementMode(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8061,9 +8181,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerSource(void *device, void *po
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerSource(cutap_c, device, powerSource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerSource])(device, powerSource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8125,9 +8246,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerState(void *device, void *pSt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerState(cutap_c, device, pState);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerState])(device, pState);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8189,9 +8311,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerUsage(void *device, void *pow
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerUsage(cutap_c, device, power);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerUsage])(device, power);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8260,9 +8383,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPages(void *device, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPages(cutap_c, device, cause, pageCount, addresses);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPages])(device, cause, pageCount, addresses);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8324,9 +8448,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPagesPendingStatus(void *de
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPagesPendingStatus(cutap_c, device, isPending);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus])(device, isPending);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8381,9 +8506,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSramEccErrorStatus(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSramEccErrorStatus(cutap_c, device, status);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus])(device, status);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8445,9 +8571,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksEventReasons(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksEventReasons(cutap_c, device, supportedClocksEventReasons);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons])(device, supportedClocksEventReasons);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8509,9 +8636,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksThrottleReasons(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksThrottleReasons(cutap_c, device, supportedClocksThrottleReasons);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons])(device, supportedClocksThrottleReasons);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8573,9 +8701,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedEventTypes(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedEventTypes(cutap_c, device, eventTypes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedEventTypes])(device, eventTypes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8644,9 +8773,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedGraphicsClocks(void *devi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedGraphicsClocks(cutap_c, device, memoryClockMHz, count, clocksMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks])(device, memoryClockMHz, count, clocksMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8714,9 +8844,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedMemoryClocks(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedMemoryClocks(cutap_c, device, count, clocksMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks])(device, count, clocksMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8779,9 +8910,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedPerformanceStates(void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedPerformanceStates(cutap_c, device, pstates, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates])(device, pstates, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8849,9 +8981,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedVgpus(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedVgpus])(device, vgpuCount, vgpuTypeIds);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8914,9 +9047,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTargetFanSpeed(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTargetFanSpeed(cutap_c, device, fan, targetSpeed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTargetFanSpeed])(device, fan, targetSpeed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8979,9 +9113,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperature(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperature(cutap_c, device, sensorType, temp);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperature])(device, sensorType, temp);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9044,9 +9179,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperatureThreshold(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperatureThreshold(cutap_c, device, thresholdType, temp);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperatureThreshold])(device, thresholdType, temp);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9109,9 +9245,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyCommonAncestor(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyCommonAncestor(cutap_c, device1, device2, pathInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor])(device1, device2, pathInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9180,9 +9317,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyNearestGpus(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyNearestGpus(cutap_c, device, level, count, deviceArray);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus])(device, level, count, deviceArray);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9246,9 +9384,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEccErrors(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEccErrors(cutap_c, device, errorType, counterType, eccCounts);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEccErrors])(device, errorType, counterType, eccCounts);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9310,9 +9449,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEnergyConsumption(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEnergyConsumption(cutap_c, device, energy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption])(device, energy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9374,9 +9514,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetUtilizationRates(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetUtilizationRates(cutap_c, device, utilization);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetUtilizationRates])(device, utilization);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9439,9 +9580,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuCapabilities(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuCapabilities(cutap_c, device, capability, capResult);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuCapabilities])(device, capability, capResult);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9503,9 +9645,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuHeterogeneousMode(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuHeterogeneousMode(cutap_c, device, pHeterogeneousMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode])(device, pHeterogeneousMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9568,9 +9711,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuMetadata(void *device, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuMetadata(cutap_c, device, pgpuMetadata, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuMetadata])(device, pgpuMetadata, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9634,9 +9778,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuProcessUtilization(void *devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuProcessUtilization(cutap_c, device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9691,9 +9836,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuSchedulerLog(void *device, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuSchedulerLog(cutap_c, device, pSchedulerLog);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog])(device, pSchedulerLog);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9755,9 +9901,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVirtualizationMode(void *device, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVirtualizationMode(cutap_c, device, pVirtualMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVirtualizationMode])(device, pVirtualMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9819,9 +9966,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceIsMigDeviceHandle(void *device, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceIsMigDeviceHandle(cutap_c, device, isMigDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceIsMigDeviceHandle])(device, isMigDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9876,9 +10024,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceModifyDrainState(void *pciInfo, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceModifyDrainState(cutap_c, pciInfo, newState);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceModifyDrainState])(pciInfo, newState);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9941,9 +10090,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceOnSameBoard(void *device1, void *devi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceOnSameBoard(cutap_c, device1, device2, onSameBoard);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceOnSameBoard])(device1, device2, onSameBoard);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10005,9 +10155,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDevicePowerSmoothingSetState(void *device, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDevicePowerSmoothingSetState(cutap_c, device, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDevicePowerSmoothingSetState])(device, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10069,9 +10220,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceQueryDrainState(void *pciInfo, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceQueryDrainState(cutap_c, pciInfo, currentState);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceQueryDrainState])(pciInfo, currentState);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10126,9 +10278,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceReadWritePRM_v1(void *device, void *b
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceReadWritePRM_v1(cutap_c, device, buffer);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceReadWritePRM_v1])(device, buffer);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10184,9 +10337,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRegisterEvents(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRegisterEvents(cutap_c, device, eventTypes, set);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))cutap_real[CUTAP_ID_nvmlDeviceRegisterEvents])(device, eventTypes, set);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10242,9 +10396,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRemoveGpu_v2(cutap_c, pciInfo, gpuState, linkState);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceRemoveGpu_v2])(pciInfo, gpuState, linkState);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10298,9 +10453,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetApplicationsClocks(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetApplicationsClocks(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetApplicationsClocks])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10354,9 +10510,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetGpuLockedClocks(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetGpuLockedClocks(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetGpuLockedClocks])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10410,9 +10567,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetMemoryLockedClocks(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetMemoryLockedClocks(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10467,9 +10625,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkErrorCounters(void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkErrorCounters(cutap_c, device, link);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters])(device, link);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10525,9 +10684,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkUtilizationCounter(void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkUtilizationCounter(cutap_c, device, link, counter);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter])(device, link, counter);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10583,9 +10743,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAPIRestriction(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAPIRestriction(cutap_c, device, apiType, isRestricted);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAPIRestriction])(device, apiType, isRestricted);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10640,9 +10801,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAccountingMode(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAccountingMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAccountingMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10698,9 +10860,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetApplicationsClocks(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetApplicationsClocks(cutap_c, device, memClockMHz, graphicsClockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetApplicationsClocks])(device, memClockMHz, graphicsClockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10755,9 +10918,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAutoBoostedClocksEnabled(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAutoBoostedClocksEnabled(cutap_c, device, enabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled])(device, enabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10812,9 +10976,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetComputeMode(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetComputeMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetComputeMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10869,9 +11034,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetConfComputeUnprotectedMemSize(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetConfComputeUnprotectedMemSize(cutap_c, device, sizeKiB);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize])(device, sizeKiB);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10925,9 +11091,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetCpuAffinity(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetCpuAffinity(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceSetCpuAffinity])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10983,9 +11150,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(cutap_c, device, enabled, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled])(device, enabled, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11040,9 +11208,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultFanSpeed_v2(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultFanSpeed_v2(cutap_c, device, fan);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2])(device, fan);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11098,9 +11267,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDriverModel(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDriverModel(cutap_c, device, driverModel, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDriverModel])(device, driverModel, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11155,9 +11325,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetEccMode(void *device, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetEccMode(cutap_c, device, ecc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetEccMode])(device, ecc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11213,9 +11384,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanControlPolicy(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanControlPolicy(cutap_c, device, fan, policy);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanControlPolicy])(device, fan, policy);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11271,9 +11443,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanSpeed_v2(void *device, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanSpeed_v2(cutap_c, device, fan, speed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanSpeed_v2])(device, fan, speed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11328,9 +11501,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpcClkVfOffset(void *device, int o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpcClkVfOffset(cutap_c, device, offset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset])(device, offset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11386,9 +11560,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuLockedClocks(void *device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuLockedClocks(cutap_c, device, minGpuClockMHz, maxGpuClockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuLockedClocks])(device, minGpuClockMHz, maxGpuClockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11443,9 +11618,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuOperationMode(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuOperationMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuOperationMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11500,9 +11676,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemClkVfOffset(void *device, int o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemClkVfOffset(cutap_c, device, offset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetMemClkVfOffset])(device, offset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11558,9 +11735,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemoryLockedClocks(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemoryLockedClocks(cutap_c, device, minMemClockMHz, maxMemClockMHz);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks])(device, minMemClockMHz, maxMemClockMHz);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11623,9 +11801,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMigMode(void *device, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMigMode(cutap_c, device, mode, activationStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetMigMode])(device, mode, activationStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11687,9 +11866,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(cutap_c, device, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold])(device, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11754,9 +11934,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkUtilizationControl(void *dev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkUtilizationControl(cutap_c, device, link, counter, control, reset);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl])(device, link, counter, control, reset);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11811,9 +11992,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPersistenceMode(void *device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPersistenceMode(cutap_c, device, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPersistenceMode])(device, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11868,9 +12050,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPowerManagementLimit(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPowerManagementLimit(cutap_c, device, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPowerManagementLimit])(device, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11933,9 +12116,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetTemperatureThreshold(void *device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetTemperatureThreshold(cutap_c, device, thresholdType, temp);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetTemperatureThreshold])(device, thresholdType, temp);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11991,9 +12175,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVgpuCapabilities(void *device, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVgpuCapabilities(cutap_c, device, capability, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVgpuCapabilities])(device, capability, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12048,9 +12233,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVirtualizationMode(void *device, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVirtualizationMode(cutap_c, device, virtualMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVirtualizationMode])(device, virtualMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12104,9 +12290,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceValidateInforom(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceValidateInforom(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceValidateInforom])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12161,9 +12348,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetCurrentProfile
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(cutap_c, device, currentProfiles);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles])(device, currentProfiles);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12218,9 +12406,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(cutap_c, device, profilesInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo])(device, profilesInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12274,9 +12463,10 @@ CUTAP_SLOW void * cutap_ct_nvmlErrorString(unsigned int result)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlErrorString(cutap_c, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvmlErrorString])(result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -12337,9 +12527,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetCreate(void *set)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetCreate(cutap_c, set);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetCreate])(set);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12393,9 +12584,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetFree(void *set)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetFree(cutap_c, set);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetFree])(set);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12456,9 +12648,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceCount(void *deviceCount)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceCount(cutap_c, deviceCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceCount])(deviceCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12513,9 +12706,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceInfoByIndex(unsigned int i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceInfoByIndex(cutap_c, index, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex])(index, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12578,9 +12772,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuCompatibility(void *vgpuMetadata, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuCompatibility(cutap_c, vgpuMetadata, pgpuMetadata, compatibilityInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuCompatibility])(vgpuMetadata, pgpuMetadata, compatibilityInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12642,9 +12837,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuDriverCapabilities(unsigned int capa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuDriverCapabilities(cutap_c, capability, capResult);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetVgpuDriverCapabilities])(capability, capResult);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12711,9 +12907,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuVersion(void *supported, void *curre
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuVersion(cutap_c, supported, current);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuVersion])(supported, current);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12767,9 +12964,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMetricsGet(void *metricsGet)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMetricsGet(cutap_c, metricsGet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmMetricsGet])(metricsGet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12825,9 +13023,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMigSampleGet(void *device, unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMigSampleGet(cutap_c, device, gpuInstanceId, gpmSample);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpmMigSampleGet])(device, gpuInstanceId, gpmSample);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12889,9 +13088,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryDeviceSupport(void *device, void *g
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryDeviceSupport(cutap_c, device, gpmSupport);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryDeviceSupport])(device, gpmSupport);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12953,9 +13153,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryIfStreamingEnabled(void *device, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryIfStreamingEnabled(cutap_c, device, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled])(device, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13016,9 +13217,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleAlloc(void *gpmSample)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleAlloc(cutap_c, gpmSample);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleAlloc])(gpmSample);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13072,9 +13274,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleFree(void *gpmSample)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleFree(cutap_c, gpmSample);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleFree])(gpmSample);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13129,9 +13332,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleGet(void *device, void *gpmSample)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleGet(cutap_c, device, gpmSample);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmSampleGet])(device, gpmSample);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13186,9 +13390,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSetStreamingEnabled(void *device, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSetStreamingEnabled(cutap_c, device, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlGpmSetStreamingEnabled])(device, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13251,9 +13456,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceCreateComputeInstance(void *gpuI
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceCreateComputeInstance(cutap_c, gpuInstance, profileId, computeInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance])(gpuInstance, profileId, computeInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13307,9 +13513,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceDestroy(void *gpuInstance)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceDestroy(cutap_c, gpuInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpuInstanceDestroy])(gpuInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13372,9 +13579,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceById(void *gpu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceById(cutap_c, gpuInstance, id, computeInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById])(gpuInstance, id, computeInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13443,9 +13651,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstancePossiblePlacem
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstancePossiblePlacements(cutap_c, gpuInstance, profileId, placements, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements])(gpuInstance, profileId, placements, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13502,9 +13711,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceProfileInfoV(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceProfileInfoV(cutap_c, gpuInstance, profile, engProfile, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV])(gpuInstance, profile, engProfile, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13567,9 +13777,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceRemainingCapac
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(cutap_c, gpuInstance, profileId, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity])(gpuInstance, profileId, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13638,9 +13849,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstances(void *gpuIns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstances(cutap_c, gpuInstance, profileId, computeInstances, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstances])(gpuInstance, profileId, computeInstances, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13702,9 +13914,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *g
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuHeterogeneousMode(cutap_c, gpuInstance, pHeterogeneousMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode])(gpuInstance, pHeterogeneousMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13759,9 +13972,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuIns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuSchedulerLog(cutap_c, gpuInstance, pSchedulerLogInfo);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog])(gpuInstance, pSchedulerLogInfo);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13815,9 +14029,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlInitWithFlags(unsigned int flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInitWithFlags(cutap_c, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlInitWithFlags])(flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13869,9 +14084,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlInit_v2(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInit_v2(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlInit_v2])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13932,9 +14148,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSetVgpuVersion(void *vgpuVersion)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSetVgpuVersion(cutap_c, vgpuVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSetVgpuVersion])(vgpuVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13986,9 +14203,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlShutdown(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlShutdown(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlShutdown])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14049,9 +14267,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeCapabilities(void *capa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeCapabilities(cutap_c, capabilities);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeCapabilities])(capabilities);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14112,9 +14331,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeGpusReadyState(void *is
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState])(isAcceptingWork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14175,9 +14395,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion(void *cudaDriver
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion(cutap_c, cudaDriverVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion])(cudaDriverVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14238,9 +14459,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion_v2(void *cudaDri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion_v2(cutap_c, cudaDriverVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2])(cudaDriverVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14295,9 +14517,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetDriverBranch(void *branchInfo, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetDriverBranch(cutap_c, branchInfo, length);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlSystemGetDriverBranch])(branchInfo, length);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14358,9 +14581,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetNvlinkBwMode(cutap_c, nvlinkBwMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetNvlinkBwMode])(nvlinkBwMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14428,9 +14652,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetTopologyGpuSet(unsigned int cpuNum
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetTopologyGpuSet(cutap_c, cpuNumber, count, deviceArray);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlSystemGetTopologyGpuSet])(cpuNumber, count, deviceArray);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14484,9 +14709,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetConfComputeGpusReadyState(unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState])(isAcceptingWork);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14540,9 +14766,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBw
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetNvlinkBwMode(cutap_c, nvlinkBwMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetNvlinkBwMode])(nvlinkBwMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14603,9 +14830,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetCount(void *unitCount)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetCount(cutap_c, unitCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlUnitGetCount])(unitCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14673,9 +14901,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetDevices(void *unit, void *deviceCoun
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetDevices(cutap_c, unit, deviceCount, devices);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetDevices])(unit, deviceCount, devices);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14730,9 +14959,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetFanSpeedInfo(cutap_c, unit, fanSpeeds);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetFanSpeedInfo])(unit, fanSpeeds);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14794,9 +15024,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetHandleByIndex(unsigned int index, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetHandleByIndex(cutap_c, index, unit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetHandleByIndex])(index, unit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14851,9 +15082,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetLedState(void *unit, void *state)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetLedState(cutap_c, unit, state);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetLedState])(unit, state);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14908,9 +15140,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetPsuInfo(void *unit, void *psu)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetPsuInfo(cutap_c, unit, psu);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetPsuInfo])(unit, psu);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14973,9 +15206,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetTemperature(void *unit, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetTemperature(cutap_c, unit, type, temp);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetTemperature])(unit, type, temp);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15030,9 +15264,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetUnitInfo(void *unit, void *info)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetUnitInfo(cutap_c, unit, info);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetUnitInfo])(unit, info);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15087,9 +15322,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlUnitSetLedState(void *unit, unsigned int co
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitSetLedState(cutap_c, unit, color);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlUnitSetLedState])(unit, color);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15143,9 +15379,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceClearAccountingPids(unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceClearAccountingPids(cutap_c, vgpuInstance);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids])(vgpuInstance);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15207,9 +15444,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingMode(unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingMode(cutap_c, vgpuInstance, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode])(vgpuInstance, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15277,9 +15515,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingPids(unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingPids(cutap_c, vgpuInstance, count, pids);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids])(vgpuInstance, count, pids);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15341,9 +15580,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEccMode(unsigned int vgpuIns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEccMode(cutap_c, vgpuInstance, eccMode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEccMode])(vgpuInstance, eccMode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15405,9 +15645,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEncoderCapacity(unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity])(vgpuInstance, encoderCapacity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15469,9 +15710,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuIns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFbUsage(cutap_c, vgpuInstance, fbUsage);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFbUsage])(vgpuInstance, fbUsage);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15533,9 +15775,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFrameRateLimit(unsigned int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFrameRateLimit(cutap_c, vgpuInstance, frameRateLimit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit])(vgpuInstance, frameRateLimit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15597,9 +15840,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetGpuInstanceId(unsigned int v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetGpuInstanceId(cutap_c, vgpuInstance, gpuInstanceId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId])(vgpuInstance, gpuInstanceId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15661,9 +15905,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetLicenseStatus(unsigned int v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetLicenseStatus(cutap_c, vgpuInstance, licensed);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus])(vgpuInstance, licensed);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15726,9 +15971,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetMetadata(unsigned int vgpuIn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetMetadata(cutap_c, vgpuInstance, vgpuMetadata, bufferSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetMetadata])(vgpuInstance, vgpuMetadata, bufferSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15790,9 +16036,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetPlacementId(unsigned int vgp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetPlacementId(cutap_c, vgpuInstance, pPlacement);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetPlacementId])(vgpuInstance, pPlacement);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15854,9 +16101,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetType(unsigned int vgpuInstan
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetType(cutap_c, vgpuInstance, vgpuTypeId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetType])(vgpuInstance, vgpuTypeId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15911,9 +16159,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceSetEncoderCapacity(unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceSetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity])(vgpuInstance, encoderCapacity);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15976,9 +16225,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTy
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetCapabilities(cutap_c, vgpuTypeId, capability, capResult);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetCapabilities])(vgpuTypeId, capability, capResult);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16046,9 +16296,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetDeviceID(cutap_c, vgpuTypeId, deviceID, subsystemID);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetDeviceID])(vgpuTypeId, deviceID, subsystemID);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16110,9 +16361,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFbReservation(unsigned int vgpuT
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFbReservation(cutap_c, vgpuTypeId, fbReservation);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFbReservation])(vgpuTypeId, fbReservation);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16174,9 +16426,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFrameRateLimit(cutap_c, vgpuTypeId, frameRateLimit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit])(vgpuTypeId, frameRateLimit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16238,9 +16491,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFramebufferSize(unsigned int vgp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFramebufferSize(cutap_c, vgpuTypeId, fbSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize])(vgpuTypeId, fbSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16302,9 +16556,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGpuInstanceProfileId(cutap_c, vgpuTypeId, gpuInstanceProfileId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId])(vgpuTypeId, gpuInstanceProfileId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16366,9 +16621,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTyp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGspHeapSize(cutap_c, vgpuTypeId, gspHeapSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize])(vgpuTypeId, gspHeapSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16431,9 +16687,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstances(void *device, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstances(cutap_c, device, vgpuTypeId, vgpuInstanceCount);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstances])(device, vgpuTypeId, vgpuInstanceCount);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16495,9 +16752,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstancesPerVm(cutap_c, vgpuTypeId, vgpuInstanceCountPerVm);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm])(vgpuTypeId, vgpuInstanceCountPerVm);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16559,9 +16817,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetNumDisplayHeads(cutap_c, vgpuTypeId, numDisplayHeads);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads])(vgpuTypeId, numDisplayHeads);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16630,9 +16889,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetResolution(unsigned int vgpuType
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetResolution(cutap_c, vgpuTypeId, displayIndex, xdim, ydim);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetResolution])(vgpuTypeId, displayIndex, xdim, ydim);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

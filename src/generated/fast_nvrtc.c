@@ -80,9 +80,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcCompileProgram(void *prog, int numOptions,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcCompileProgram(cutap_c, prog, numOptions, options);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_nvrtcCompileProgram])(prog, numOptions, options);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -143,9 +144,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcDestroyProgram(void *prog)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcDestroyProgram(cutap_c, prog);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcDestroyProgram])(prog);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -200,9 +202,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetCUBINSize(void *prog, void *cubinSizeRe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetCUBINSize(cutap_c, prog, cubinSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetCUBINSize])(prog, cubinSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -256,9 +259,10 @@ CUTAP_SLOW void * cutap_ct_nvrtcGetErrorString(unsigned int result)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetErrorString(cutap_c, result);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvrtcGetErrorString])(result);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -313,9 +317,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetLTOIRSize(cutap_c, prog, LTOIRSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -370,9 +375,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNVVMSize(cutap_c, prog, nvvmSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -426,9 +432,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNumSupportedArchs(void *numArchs)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNumSupportedArchs(cutap_c, numArchs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetNumSupportedArchs])(numArchs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -483,9 +490,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetOptiXIRSize(void *prog, void *optixirSi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetOptiXIRSize(cutap_c, prog, optixirSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetOptiXIRSize])(prog, optixirSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -539,9 +547,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHCreateStatus(void *prog)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHCreateStatus(cutap_c, prog);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHCreateStatus])(prog);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -595,9 +604,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSize(void *ret)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSize(cutap_c, ret);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSize])(ret);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -652,9 +662,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSizeRequired(void *prog, void *s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSizeRequired(cutap_c, prog, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSizeRequired])(prog, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -709,9 +720,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPTXSize(cutap_c, prog, ptxSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPTXSize])(prog, ptxSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -766,9 +778,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetProgramLogSize(void *prog, void *logSiz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetProgramLogSize(cutap_c, prog, logSizeRet);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetProgramLogSize])(prog, logSizeRet);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -822,9 +835,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcGetSupportedArchs(void *supportedArchs)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetSupportedArchs(cutap_c, supportedArchs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetSupportedArchs])(supportedArchs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -880,9 +894,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcSetFlowCallback(void *prog, void *callback
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetFlowCallback(cutap_c, prog, callback, payload);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvrtcSetFlowCallback])(prog, callback, payload);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -936,9 +951,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcSetPCHHeapSize(unsigned long size)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetPCHHeapSize(cutap_c, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_nvrtcSetPCHHeapSize])(size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -993,9 +1009,10 @@ CUTAP_SLOW unsigned int cutap_ct_nvrtcVersion(void *major, void *minor)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcVersion(cutap_c, major, minor);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcVersion])(major, minor);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

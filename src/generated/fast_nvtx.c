@@ -117,9 +117,10 @@ CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW(void *name)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW(cutap_c, name);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW])(name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -173,9 +174,10 @@ CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW_impl_init_v3(void *message)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW_impl_init_v3(cutap_c, message);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW_impl_init_v3])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -234,9 +236,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainDestroy(void *domain)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy])(domain);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainDestroy_impl_init_v3(void *domain)
@@ -294,9 +297,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainDestroy_impl_init_v3(void *domain)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy_impl_init_v3])(domain);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
@@ -356,9 +360,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW(void *domain, unsigned int cate
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW])(domain, category, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
@@ -418,9 +423,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsi
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3])(domain, category, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd(void *domain, unsigned long id)
@@ -479,9 +485,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd(void *domain, unsigned long id)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd])(domain, id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
@@ -540,9 +547,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned 
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3])(domain, id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxDomainRangePop(void *domain)
@@ -595,9 +603,10 @@ CUTAP_SLOW int cutap_ct_nvtxDomainRangePop(void *domain)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop(cutap_c, domain);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop])(domain);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -651,9 +660,10 @@ CUTAP_SLOW int cutap_ct_nvtxDomainRangePop_impl_init_v3(void *domain)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop_impl_init_v3(cutap_c, domain);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop_impl_init_v3])(domain);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -708,9 +718,10 @@ CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW(void *domain, void *string)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW(cutap_c, domain, string);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW])(domain, string);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -765,9 +776,10 @@ CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW_impl_init_v3(void *domain, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW_impl_init_v3(cutap_c, domain, string);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3])(domain, string);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -826,9 +838,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy(void *resource)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy])(resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
@@ -886,9 +899,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3])(resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
@@ -946,9 +960,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *hand
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
@@ -1006,9 +1021,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handl
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
@@ -1066,9 +1082,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *han
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void * cutap_tr_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
@@ -1122,9 +1139,10 @@ CUTAP_SLOW void * cutap_ct_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainSyncUserCreate_impl_init_v3(cutap_c, domain, attribs);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3])(domain, attribs);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1183,9 +1201,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
@@ -1243,9 +1262,10 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3])(handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
@@ -1312,9 +1332,10 @@ CUTAP_SLOW int cutap_ct_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_m
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxEtiGetModuleFunctionTable_v3(cutap_c, callback_module, out_table, out_size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3])(callback_module, out_table, out_size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1373,9 +1394,10 @@ CUTAP_SLOW void cutap_ct_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned int))cutap_real[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3])(version);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void * cutap_tr_nvtxGetExportTable_v3(unsigned int exportTableId)
@@ -1428,9 +1450,10 @@ CUTAP_SLOW void * cutap_ct_nvtxGetExportTable_v3(unsigned int exportTableId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxGetExportTable_v3(cutap_c, exportTableId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvtxGetExportTable_v3])(exportTableId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1487,9 +1510,10 @@ CUTAP_SLOW void cutap_ct_nvtxInitOnce_v3(void)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void))cutap_real[CUTAP_ID_nvtxInitOnce_v3])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxInitialize(void *reserved)
@@ -1547,9 +1571,10 @@ CUTAP_SLOW void cutap_ct_nvtxInitialize(void *reserved)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize])(reserved);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxInitializeInjectionLibrary_v3(void)
@@ -1600,9 +1625,10 @@ CUTAP_SLOW int cutap_ct_nvtxInitializeInjectionLibrary_v3(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxInitializeInjectionLibrary_v3(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxInitializeInjectionLibrary_v3])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -1661,9 +1687,10 @@ CUTAP_SLOW void cutap_ct_nvtxInitialize_impl_init_v3(void *reserved)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize_impl_init_v3])(reserved);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxMarkW(void *message)
@@ -1721,9 +1748,10 @@ CUTAP_SLOW void cutap_ct_nvtxMarkW(void *message)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxMarkW_impl_init_v3(void *message)
@@ -1781,9 +1809,10 @@ CUTAP_SLOW void cutap_ct_nvtxMarkW_impl_init_v3(void *message)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW_impl_init_v3])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCategoryW(unsigned int category, void *name)
@@ -1842,9 +1871,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCategoryW(unsigned int category, void *name)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW])(category, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
@@ -1903,9 +1933,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCategoryW_impl_init_v3(unsigned int category, v
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW_impl_init_v3])(category, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
@@ -1964,9 +1995,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClCommandQueueW_impl_init_v3(void *command_queu
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3])(command_queue, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClContextW_impl_init_v3(void *context, void *name)
@@ -2025,9 +2057,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClContextW_impl_init_v3(void *context, void *na
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClContextW_impl_init_v3])(context, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
@@ -2086,9 +2119,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClDeviceW_impl_init_v3(void *device, void *name
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3])(device, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
@@ -2147,9 +2181,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClEventW_impl_init_v3])(evnt, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
@@ -2208,9 +2243,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *n
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3])(memobj, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
@@ -2269,9 +2305,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClProgramW_impl_init_v3(void *program, void *na
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClProgramW_impl_init_v3])(program, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
@@ -2330,9 +2367,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *na
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3])(sampler, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
@@ -2391,9 +2429,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuContextW_impl_init_v3(void *context, void *na
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuContextW_impl_init_v3])(context, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
@@ -2452,9 +2491,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3])(device, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
@@ -2513,9 +2553,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuEventW_impl_init_v3])(event, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
@@ -2574,9 +2615,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3])(stream, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
@@ -2635,9 +2677,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3])(device, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
@@ -2696,9 +2739,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaEventW_impl_init_v3(void *event, void *name
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3])(event, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
@@ -2757,9 +2801,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *na
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3])(stream, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW(unsigned int threadId, void *name)
@@ -2818,9 +2863,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW(unsigned int threadId, void *name)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW])(threadId, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
@@ -2879,9 +2925,10 @@ CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, v
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3])(threadId, name);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxRangeEnd(unsigned long id)
@@ -2939,9 +2986,10 @@ CUTAP_SLOW void cutap_ct_nvtxRangeEnd(unsigned long id)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd])(id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxRangeEnd_impl_init_v3(unsigned long id)
@@ -2999,9 +3047,10 @@ CUTAP_SLOW void cutap_ct_nvtxRangeEnd_impl_init_v3(unsigned long id)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd_impl_init_v3])(id);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxRangePop(void)
@@ -3052,9 +3101,10 @@ CUTAP_SLOW int cutap_ct_nvtxRangePop(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3106,9 +3156,10 @@ CUTAP_SLOW int cutap_ct_nvtxRangePop_impl_init_v3(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop_impl_init_v3(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop_impl_init_v3])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3162,9 +3213,10 @@ CUTAP_SLOW int cutap_ct_nvtxRangePushW(void *message)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW(cutap_c, message);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3218,9 +3270,10 @@ CUTAP_SLOW int cutap_ct_nvtxRangePushW_impl_init_v3(void *message)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW_impl_init_v3(cutap_c, message);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW_impl_init_v3])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3274,9 +3327,10 @@ CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW(void *message)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW(cutap_c, message);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3330,9 +3384,10 @@ CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW_impl_init_v3(void *message)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW_impl_init_v3(cutap_c, message);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW_impl_init_v3])(message);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -3391,8 +3446,9 @@ CUTAP_SLOW void cutap_ct_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(int))cutap_real[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3])(forceAllToNoops);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }

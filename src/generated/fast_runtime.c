@@ -450,9 +450,10 @@ CUTAP_SLOW unsigned int cutap_ct___cudaGetKernel(void *kernel, void *hostFun)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaGetKernel(cutap_c, kernel, hostFun);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___cudaGetKernel])(kernel, hostFun);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -513,9 +514,10 @@ CUTAP_SLOW char cutap_ct___cudaInitModule(void *fatCubinHandle)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaInitModule(cutap_c, fatCubinHandle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     char cutap_res = ((char (*)(void *))cutap_real[CUTAP_ID___cudaInitModule])(fatCubinHandle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -574,9 +576,10 @@ CUTAP_SLOW unsigned int cutap_ct___cudaLaunchKernel(void *kernel, struct cutap_s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaLaunchKernel(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID___cudaLaunchKernel])(kernel, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -635,9 +638,10 @@ CUTAP_SLOW unsigned int cutap_ct___cudaLaunchKernel_ptsz(void *kernel, struct cu
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaLaunchKernel_ptsz(cutap_c, kernel, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID___cudaLaunchKernel_ptsz])(kernel, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -694,9 +698,10 @@ CUTAP_SLOW unsigned int cutap_ct___cudaPushCallConfiguration(struct cutap_sv_dim
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaPushCallConfiguration(cutap_c, gridDim, blockDim, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_dim3, struct cutap_sv_dim3, unsigned long, void *))cutap_real[CUTAP_ID___cudaPushCallConfiguration])(gridDim, blockDim, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -750,9 +755,10 @@ CUTAP_SLOW void * cutap_ct___cudaRegisterFatBinary(void *fatCubin)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___cudaRegisterFatBinary(cutap_c, fatCubin);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID___cudaRegisterFatBinary])(fatCubin);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -818,9 +824,10 @@ CUTAP_SLOW void cutap_ct___cudaRegisterFatBinaryEnd(void *fatCubinHandle)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID___cudaRegisterFatBinaryEnd])(fatCubinHandle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr___cudaUnregisterFatBinary(void *fatCubinHandle)
@@ -885,9 +892,10 @@ CUTAP_SLOW void cutap_ct___cudaUnregisterFatBinary(void *fatCubinHandle)
         return;
     }
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     ((void (*)(void *))cutap_real[CUTAP_ID___cudaUnregisterFatBinary])(fatCubinHandle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_cudaArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
@@ -949,9 +957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaArrayGetPlane(void *pPlaneArray, void *hArr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaArrayGetPlane(cutap_c, pPlaneArray, hArray, planeIdx);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaArrayGetPlane])(pPlaneArray, hArray, planeIdx);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1013,9 +1022,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaChooseDevice(void *device, void *prop)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaChooseDevice(cutap_c, device, prop);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaChooseDevice])(device, prop);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1077,9 +1087,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaCreateSurfaceObject(void *pSurfObject, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCreateSurfaceObject(cutap_c, pSurfObject, pResDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaCreateSurfaceObject])(pSurfObject, pResDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1143,9 +1154,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaCreateTextureObject(void *pTexObject, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCreateTextureObject(cutap_c, pTexObject, pResDesc, pTexDesc, pResViewDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudaCreateTextureObject])(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1197,9 +1209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaCtxResetPersistingL2Cache(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaCtxResetPersistingL2Cache(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaCtxResetPersistingL2Cache])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1253,9 +1266,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDestroyExternalMemory(void *extMem)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyExternalMemory(cutap_c, extMem);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDestroyExternalMemory])(extMem);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1309,9 +1323,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDestroyExternalSemaphore(void *extSem)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyExternalSemaphore(cutap_c, extSem);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDestroyExternalSemaphore])(extSem);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1365,9 +1380,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDestroySurfaceObject(unsigned long long sur
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroySurfaceObject(cutap_c, surfObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cudaDestroySurfaceObject])(surfObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1421,9 +1437,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDestroyTextureObject(unsigned long long tex
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDestroyTextureObject(cutap_c, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long))cutap_real[CUTAP_ID_cudaDestroyTextureObject])(texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1486,9 +1503,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceCanAccessPeer(void *canAccessPeer, in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceCanAccessPeer(cutap_c, canAccessPeer, device, peerDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cudaDeviceCanAccessPeer])(canAccessPeer, device, peerDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1542,9 +1560,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceDisablePeerAccess(int peerDevice)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceDisablePeerAccess(cutap_c, peerDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaDeviceDisablePeerAccess])(peerDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1599,9 +1618,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceEnablePeerAccess(int peerDevice, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceEnablePeerAccess(cutap_c, peerDevice, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cudaDeviceEnablePeerAccess])(peerDevice, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1656,9 +1676,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceFlushGPUDirectRDMAWrites(unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceFlushGPUDirectRDMAWrites(cutap_c, target, scope);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites])(target, scope);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1721,9 +1742,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetAttribute(void *value, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetAttribute(cutap_c, value, attr, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaDeviceGetAttribute])(value, attr, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1784,9 +1806,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetCacheConfig(void *pCacheConfig)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetCacheConfig(cutap_c, pCacheConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDeviceGetCacheConfig])(pCacheConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1848,9 +1871,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetDefaultMemPool(void *memPool, int 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetDefaultMemPool(cutap_c, memPool, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaDeviceGetDefaultMemPool])(memPool, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1906,9 +1930,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetGraphMemAttribute(int device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetGraphMemAttribute(cutap_c, device, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaDeviceGetGraphMemAttribute])(device, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -1972,9 +1997,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetHostAtomicCapabilities(void *capab
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetHostAtomicCapabilities(cutap_c, capabilities, operations, count, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudaDeviceGetHostAtomicCapabilities])(capabilities, operations, count, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2036,9 +2062,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetLimit(void *pValue, unsigned int l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetLimit(cutap_c, pValue, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaDeviceGetLimit])(pValue, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2100,9 +2127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetMemPool(void *memPool, int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetMemPool(cutap_c, memPool, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaDeviceGetMemPool])(memPool, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2158,9 +2186,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyn
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetNvSciSyncAttributes(cutap_c, nvSciSyncAttrList, device, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))cutap_real[CUTAP_ID_cudaDeviceGetNvSciSyncAttributes])(nvSciSyncAttrList, device, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2225,9 +2254,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetP2PAtomicCapabilities(void *capabi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetP2PAtomicCapabilities(cutap_c, capabilities, operations, count, srcDevice, dstDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities])(capabilities, operations, count, srcDevice, dstDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2291,9 +2321,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetP2PAttribute(void *value, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetP2PAttribute(cutap_c, value, attr, srcDevice, dstDevice);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaDeviceGetP2PAttribute])(value, attr, srcDevice, dstDevice);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2354,9 +2385,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetSharedMemConfig(void *pConfig)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetSharedMemConfig(cutap_c, pConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDeviceGetSharedMemConfig])(pConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2423,9 +2455,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGetStreamPriorityRange(void *leastPri
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGetStreamPriorityRange(cutap_c, leastPriority, greatestPriority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaDeviceGetStreamPriorityRange])(leastPriority, greatestPriority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2479,9 +2512,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceGraphMemTrim(int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceGraphMemTrim(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaDeviceGraphMemTrim])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2545,9 +2579,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceRegisterAsyncNotification(int device,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceRegisterAsyncNotification(cutap_c, device, callbackFunc, userData, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, void *))cutap_real[CUTAP_ID_cudaDeviceRegisterAsyncNotification])(device, callbackFunc, userData, callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2599,9 +2634,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceReset(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceReset(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaDeviceReset])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2655,9 +2691,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetCacheConfig(unsigned int cacheConf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetCacheConfig(cutap_c, cacheConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaDeviceSetCacheConfig])(cacheConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2713,9 +2750,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetGraphMemAttribute(int device, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetGraphMemAttribute(cutap_c, device, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaDeviceSetGraphMemAttribute])(device, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2770,9 +2808,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetLimit(unsigned int limit, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetLimit(cutap_c, limit, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaDeviceSetLimit])(limit, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2827,9 +2866,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetMemPool(int device, void *memPool)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetMemPool(cutap_c, device, memPool);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cudaDeviceSetMemPool])(device, memPool);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2883,9 +2923,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSetSharedMemConfig(unsigned int confi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSetSharedMemConfig(cutap_c, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaDeviceSetSharedMemConfig])(config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2937,9 +2978,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceSynchronize(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceSynchronize(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaDeviceSynchronize])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -2994,9 +3036,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDeviceUnregisterAsyncNotification(int devic
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDeviceUnregisterAsyncNotification(cutap_c, device, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cudaDeviceUnregisterAsyncNotification])(device, callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3057,9 +3100,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaDriverGetVersion(void *driverVersion)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaDriverGetVersion(cutap_c, driverVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaDriverGetVersion])(driverVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3121,9 +3165,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerConnect(void *conn, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerConnect(cutap_c, conn, eglStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerConnect])(conn, eglStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3186,9 +3231,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerConnectWithFlags(void *con
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerConnectWithFlags(cutap_c, conn, eglStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags])(conn, eglStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3249,9 +3295,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerDisconnect(void *conn)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerDisconnect(cutap_c, conn);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerDisconnect])(conn);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3319,9 +3366,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamConsumerReleaseFrame(void *conn, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamConsumerReleaseFrame(cutap_c, conn, pCudaResource, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamConsumerReleaseFrame])(conn, pCudaResource, pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3385,9 +3433,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerConnect(void *conn, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerConnect(cutap_c, conn, eglStream, width, height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cudaEGLStreamProducerConnect])(conn, eglStream, width, height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3448,9 +3497,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerDisconnect(void *conn)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerDisconnect(cutap_c, conn);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerDisconnect])(conn);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3518,9 +3568,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerPresentFrame(void *conn, s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerPresentFrame(cutap_c, conn, eglframe, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaEglFrame_st, void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerPresentFrame])(conn, eglframe, pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3588,9 +3639,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEGLStreamProducerReturnFrame(void *conn, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEGLStreamProducerReturnFrame(cutap_c, conn, eglframe, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEGLStreamProducerReturnFrame])(conn, eglframe, pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3651,9 +3703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventCreate(void *event)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreate(cutap_c, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventCreate])(event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3716,9 +3769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventCreateFromEGLSync(void *phEvent, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreateFromEGLSync(cutap_c, phEvent, eglSync, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventCreateFromEGLSync])(phEvent, eglSync, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3780,9 +3834,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventCreateWithFlags(void *event, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventCreateWithFlags(cutap_c, event, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaEventCreateWithFlags])(event, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3836,9 +3891,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventDestroy(void *event)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventDestroy(cutap_c, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventDestroy])(event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3901,9 +3957,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventElapsedTime(void *ms, void *start, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventElapsedTime(cutap_c, ms, start, end);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaEventElapsedTime])(ms, start, end);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -3957,9 +4014,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventQuery(void *event)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventQuery(cutap_c, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventQuery])(event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4014,9 +4072,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventRecord(void *event, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecord(cutap_c, event, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEventRecord])(event, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4072,9 +4131,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventRecordWithFlags(void *event, void *str
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecordWithFlags(cutap_c, event, stream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventRecordWithFlags])(event, stream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4130,9 +4190,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventRecordWithFlags_ptsz(void *event, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecordWithFlags_ptsz(cutap_c, event, stream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaEventRecordWithFlags_ptsz])(event, stream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4187,9 +4248,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventRecord_ptsz(void *event, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventRecord_ptsz(cutap_c, event, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaEventRecord_ptsz])(event, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4243,9 +4305,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaEventSynchronize(void *event)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaEventSynchronize(cutap_c, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaEventSynchronize])(event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4308,9 +4371,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaExternalMemoryGetMappedBuffer(void *devPtr,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaExternalMemoryGetMappedBuffer(cutap_c, devPtr, extMem, bufferDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaExternalMemoryGetMappedBuffer])(devPtr, extMem, bufferDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4373,9 +4437,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaExternalMemoryGetMappedMipmappedArray(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaExternalMemoryGetMappedMipmappedArray(cutap_c, mipmap, extMem, mipmapDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray])(mipmap, extMem, mipmapDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4429,9 +4494,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFree(void *devPtr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFree(cutap_c, devPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFree])(devPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4485,9 +4551,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFreeArray(void *array)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeArray(cutap_c, array);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeArray])(array);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4542,9 +4609,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFreeAsync(void *devPtr, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeAsync(cutap_c, devPtr, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFreeAsync])(devPtr, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4599,9 +4667,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFreeAsync_ptsz(void *devPtr, void *hStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeAsync_ptsz(cutap_c, devPtr, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFreeAsync_ptsz])(devPtr, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4655,9 +4724,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFreeHost(void *ptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeHost(cutap_c, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeHost])(ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4711,9 +4781,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFreeMipmappedArray(void *mipmappedArray)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFreeMipmappedArray(cutap_c, mipmappedArray);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaFreeMipmappedArray])(mipmappedArray);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4768,9 +4839,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFuncGetAttributes(void *attr, void *func)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncGetAttributes(cutap_c, attr, func);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaFuncGetAttributes])(attr, func);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4839,9 +4911,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFuncGetParamInfo(void *func, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncGetParamInfo(cutap_c, func, paramIndex, paramOffset, paramSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaFuncGetParamInfo])(func, paramIndex, paramOffset, paramSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4897,9 +4970,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetAttribute(void *func, unsigned int a
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetAttribute(cutap_c, func, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaFuncSetAttribute])(func, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -4954,9 +5028,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetCacheConfig(void *func, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetCacheConfig(cutap_c, func, cacheConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaFuncSetCacheConfig])(func, cacheConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5011,9 +5086,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaFuncSetSharedMemConfig(void *func, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaFuncSetSharedMemConfig(cutap_c, func, config);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaFuncSetSharedMemConfig])(func, config);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5082,9 +5158,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLGetDevices(void *pCudaDeviceCount, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLGetDevices(cutap_c, pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGLGetDevices])(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5146,9 +5223,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLMapBufferObject(void *devPtr, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLMapBufferObject(cutap_c, devPtr, bufObj);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGLMapBufferObject])(devPtr, bufObj);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5211,9 +5289,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLMapBufferObjectAsync(void *devPtr, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLMapBufferObjectAsync(cutap_c, devPtr, bufObj, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaGLMapBufferObjectAsync])(devPtr, bufObj, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5267,9 +5346,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLRegisterBufferObject(unsigned int bufObj)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLRegisterBufferObject(cutap_c, bufObj);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLRegisterBufferObject])(bufObj);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5324,9 +5404,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLSetBufferObjectMapFlags(unsigned int bufO
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLSetBufferObjectMapFlags(cutap_c, bufObj, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGLSetBufferObjectMapFlags])(bufObj, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5380,9 +5461,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLSetGLDevice(int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLSetGLDevice(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaGLSetGLDevice])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5436,9 +5518,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLUnmapBufferObject(unsigned int bufObj)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnmapBufferObject(cutap_c, bufObj);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLUnmapBufferObject])(bufObj);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5493,9 +5576,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLUnmapBufferObjectAsync(unsigned int bufOb
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnmapBufferObjectAsync(cutap_c, bufObj, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudaGLUnmapBufferObjectAsync])(bufObj, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5549,9 +5633,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGLUnregisterBufferObject(unsigned int bufOb
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGLUnregisterBufferObject(cutap_c, bufObj);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaGLUnregisterBufferObject])(bufObj);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5612,9 +5697,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDevice(void *device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDevice(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDevice])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5675,9 +5761,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceCount(void *count)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceCount(cutap_c, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDeviceCount])(count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5738,9 +5825,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceFlags(void *flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceFlags(cutap_c, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGetDeviceFlags])(flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5795,9 +5883,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties(void *prop, int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceProperties(cutap_c, prop, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties])(prop, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5852,9 +5941,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetDeviceProperties_v2(void *prop, int devi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetDeviceProperties_v2(cutap_c, prop, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaGetDeviceProperties_v2])(prop, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -5908,9 +5998,10 @@ CUTAP_SLOW void * cutap_ct_cudaGetErrorName(unsigned int error)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetErrorName(cutap_c, error);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudaGetErrorName])(error);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -5964,9 +6055,10 @@ CUTAP_SLOW void * cutap_ct_cudaGetErrorString(unsigned int error)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetErrorString(cutap_c, error);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudaGetErrorString])(error);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
@@ -6028,9 +6120,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetFuncBySymbol(void *functionPtr, void *sy
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetFuncBySymbol(cutap_c, functionPtr, symbolPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetFuncBySymbol])(functionPtr, symbolPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6092,9 +6185,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetKernel(void *kernelPtr, void *entryFuncA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetKernel(cutap_c, kernelPtr, entryFuncAddr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetKernel])(kernelPtr, entryFuncAddr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6146,9 +6240,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetLastError(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetLastError(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaGetLastError])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6211,9 +6306,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetMipmappedArrayLevel(void *levelArray, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetMipmappedArrayLevel(cutap_c, levelArray, mipmappedArray, level);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGetMipmappedArrayLevel])(levelArray, mipmappedArray, level);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6268,9 +6364,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceObjectResourceDesc(void *pResDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSurfaceObjectResourceDesc(cutap_c, pResDesc, surfObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetSurfaceObjectResourceDesc])(pResDesc, surfObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6332,9 +6429,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSurfaceReference(void *surfref, void *sy
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSurfaceReference(cutap_c, surfref, symbol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSurfaceReference])(surfref, symbol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6396,9 +6494,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSymbolAddress(void *devPtr, void *symbol
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSymbolAddress(cutap_c, devPtr, symbol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSymbolAddress])(devPtr, symbol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6460,9 +6559,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetSymbolSize(void *size, void *symbol)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetSymbolSize(cutap_c, size, symbol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetSymbolSize])(size, symbol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6524,9 +6624,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureAlignmentOffset(void *offset, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureAlignmentOffset(cutap_c, offset, texref);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureAlignmentOffset])(offset, texref);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6581,9 +6682,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectResourceDesc(void *pResDesc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectResourceDesc(cutap_c, pResDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectResourceDesc])(pResDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6638,9 +6740,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectResourceViewDesc(void *pRes
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectResourceViewDesc(cutap_c, pResViewDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectResourceViewDesc])(pResViewDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6695,9 +6798,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc(void *pTexDesc,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectTextureDesc(cutap_c, pTexDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc])(pTexDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6752,9 +6856,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureObjectTextureDesc_v2(void *pTexDe
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureObjectTextureDesc_v2(cutap_c, pTexDesc, texObject);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_cudaGetTextureObjectTextureDesc_v2])(pTexDesc, texObject);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6816,9 +6921,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGetTextureReference(void *texref, void *sym
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGetTextureReference(cutap_c, texref, symbol);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGetTextureReference])(texref, symbol);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6883,9 +6989,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddChildGraphNode(void *pGraphNode, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddChildGraphNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, childGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddChildGraphNode])(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -6949,9 +7056,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEmptyNode(void *pGraphNode, void *g
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEmptyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudaGraphAddEmptyNode])(pGraphNode, graph, pDependencies, numDependencies);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7016,9 +7124,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEventRecordNode(void *pGraphNode, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEventRecordNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddEventRecordNode])(pGraphNode, graph, pDependencies, numDependencies, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7083,9 +7192,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddEventWaitNode(void *pGraphNode, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddEventWaitNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddEventWaitNode])(pGraphNode, graph, pDependencies, numDependencies, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7150,9 +7260,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemAllocNode(void *pGraphNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemAllocNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemAllocNode])(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7217,9 +7328,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemFreeNode(void *pGraphNode, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemFreeNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemFreeNode])(pGraphNode, graph, pDependencies, numDependencies, dptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7284,9 +7396,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNode(void *pGraphNode, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNode(cutap_c, pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNode])(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7354,9 +7467,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNode1D(void *pGraphNode, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNode1D(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNode1D])(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7425,9 +7539,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNodeFromSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol])(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7496,9 +7611,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphAddMemcpyNodeToSymbol(cutap_c, pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol])(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7560,9 +7676,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphChildGraphNodeGetGraph(void *node, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphChildGraphNodeGetGraph(cutap_c, node, pGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphChildGraphNodeGetGraph])(node, pGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7624,9 +7741,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphClone(void *pGraphClone, void *origina
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphClone(cutap_c, pGraphClone, originalGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphClone])(pGraphClone, originalGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7690,9 +7808,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphConditionalHandleCreate(void *pHandle_
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphConditionalHandleCreate(cutap_c, pHandle_out, graph, defaultLaunchValue, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphConditionalHandleCreate])(pHandle_out, graph, defaultLaunchValue, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7754,9 +7873,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphCreate(void *pGraph, unsigned int flag
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphCreate(cutap_c, pGraph, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphCreate])(pGraph, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7810,9 +7930,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphDestroy(void *graph)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphDestroy(cutap_c, graph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphDestroy])(graph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7866,9 +7987,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphDestroyNode(void *node)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphDestroyNode(cutap_c, node);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphDestroyNode])(node);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7930,9 +8052,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventRecordNodeGetEvent(void *node, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventRecordNodeGetEvent(cutap_c, node, event_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventRecordNodeGetEvent])(node, event_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -7987,9 +8110,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventRecordNodeSetEvent(void *node, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventRecordNodeSetEvent(cutap_c, node, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventRecordNodeSetEvent])(node, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8051,9 +8175,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventWaitNodeGetEvent(void *node, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventWaitNodeGetEvent(cutap_c, node, event_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventWaitNodeGetEvent])(node, event_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8108,9 +8233,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphEventWaitNodeSetEvent(void *node, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphEventWaitNodeSetEvent(cutap_c, node, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphEventWaitNodeSetEvent])(node, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8166,9 +8292,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecChildGraphNodeSetParams(void *hGra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecChildGraphNodeSetParams(cutap_c, hGraphExec, node, childGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecChildGraphNodeSetParams])(hGraphExec, node, childGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8222,9 +8349,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecDestroy(void *graphExec)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecDestroy(cutap_c, graphExec);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphExecDestroy])(graphExec);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8280,9 +8408,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecEventRecordNodeSetEvent(void *hGra
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecEventRecordNodeSetEvent(cutap_c, hGraphExec, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent])(hGraphExec, hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8338,9 +8467,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecEventWaitNodeSetEvent(void *hGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecEventWaitNodeSetEvent(cutap_c, hGraphExec, hNode, event);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent])(hGraphExec, hNode, event);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8402,9 +8532,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecGetFlags(void *graphExec, void *fl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecGetFlags(cutap_c, graphExec, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphExecGetFlags])(graphExec, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8460,9 +8591,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParams(void *hGraphEx
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParams(cutap_c, hGraphExec, node, pNodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams])(hGraphExec, node, pNodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8521,9 +8653,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParams1D(void *hGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParams1D(cutap_c, hGraphExec, node, dst, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D])(hGraphExec, node, dst, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8583,9 +8716,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParamsFromSymbol(cutap_c, hGraphExec, node, dst, symbol, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol])(hGraphExec, node, dst, symbol, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8645,9 +8779,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecMemcpyNodeSetParamsToSymbol(cutap_c, hGraphExec, node, symbol, src, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol])(hGraphExec, node, symbol, src, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8703,9 +8838,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphExecNodeSetParams(void *graphExec, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphExecNodeSetParams(cutap_c, graphExec, node, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphExecNodeSetParams])(graphExec, node, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8773,9 +8909,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphGetNodes(void *graph, void *nodes, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphGetNodes(cutap_c, graph, nodes, numNodes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphGetNodes])(graph, nodes, numNodes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8843,9 +8980,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphGetRootNodes(void *graph, void *pRootN
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphGetRootNodes(cutap_c, graph, pRootNodes, pNumRootNodes);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphGetRootNodes])(graph, pRootNodes, pNumRootNodes);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8908,9 +9046,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphInstantiate(void *pGraphExec, void *gr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphInstantiate(cutap_c, pGraphExec, graph, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cudaGraphInstantiate])(pGraphExec, graph, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -8973,9 +9112,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphInstantiateWithFlags(void *pGraphExec,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphInstantiateWithFlags(cutap_c, pGraphExec, graph, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long long))cutap_real[CUTAP_ID_cudaGraphInstantiateWithFlags])(pGraphExec, graph, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9030,9 +9170,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphKernelNodeCopyAttributes(void *hDst, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphKernelNodeCopyAttributes(cutap_c, hDst, hSrc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphKernelNodeCopyAttributes])(hDst, hSrc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9087,9 +9228,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphLaunch(void *graphExec, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphLaunch(cutap_c, graphExec, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphLaunch])(graphExec, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9144,9 +9286,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphLaunch_ptsz(void *graphExec, void *str
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphLaunch_ptsz(cutap_c, graphExec, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphLaunch_ptsz])(graphExec, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9201,9 +9344,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemAllocNodeGetParams(void *node, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemAllocNodeGetParams(cutap_c, node, params_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemAllocNodeGetParams])(node, params_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9258,9 +9402,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemFreeNodeGetParams(void *node, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemFreeNodeGetParams(cutap_c, node, dptr_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemFreeNodeGetParams])(node, dptr_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9315,9 +9460,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeGetParams(void *node, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeGetParams(cutap_c, node, pNodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeGetParams])(node, pNodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9372,9 +9518,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParams(void *node, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParams(cutap_c, node, pNodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParams])(node, pNodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9432,9 +9579,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParams1D(void *node, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParams1D(cutap_c, node, dst, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParams1D])(node, dst, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9493,9 +9641,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParamsFromSymbol(void *no
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParamsFromSymbol(cutap_c, node, dst, symbol, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol])(node, dst, symbol, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9554,9 +9703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphMemcpyNodeSetParamsToSymbol(void *node
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphMemcpyNodeSetParamsToSymbol(cutap_c, node, symbol, src, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol])(node, symbol, src, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9619,9 +9769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeFindInClone(void *pNode, void *ori
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeFindInClone(cutap_c, pNode, originalNode, clonedGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeFindInClone])(pNode, originalNode, clonedGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9684,9 +9835,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeGetEnabled(void *hGraphExec, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeGetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeGetEnabled])(hGraphExec, hNode, isEnabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9748,9 +9900,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeGetType(void *node, void *pType)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeGetType(cutap_c, node, pType);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeGetType])(node, pType);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9806,9 +9959,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeSetEnabled(void *hGraphExec, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeSetEnabled(cutap_c, hGraphExec, hNode, isEnabled);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphNodeSetEnabled])(hGraphExec, hNode, isEnabled);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9863,9 +10017,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphNodeSetParams(void *node, void *nodePa
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphNodeSetParams(cutap_c, node, nodeParams);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphNodeSetParams])(node, nodeParams);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9921,9 +10076,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphReleaseUserObject(void *graph, void *o
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphReleaseUserObject(cutap_c, graph, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphReleaseUserObject])(graph, object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -9980,9 +10136,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphRetainUserObject(void *graph, void *ob
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphRetainUserObject(cutap_c, graph, object, count, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphRetainUserObject])(graph, object, count, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10037,9 +10194,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphUpload(void *graphExec, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphUpload(cutap_c, graphExec, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphUpload])(graphExec, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10094,9 +10252,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphUpload_ptsz(void *graphExec, void *str
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphUpload_ptsz(cutap_c, graphExec, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphUpload_ptsz])(graphExec, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10159,9 +10318,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsEGLRegisterImage(void *pCudaResourc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsEGLRegisterImage(cutap_c, pCudaResource, image, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsEGLRegisterImage])(pCudaResource, image, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10224,9 +10384,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsGLRegisterBuffer(void *resource, un
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsGLRegisterBuffer(cutap_c, resource, buffer, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsGLRegisterBuffer])(resource, buffer, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10290,9 +10451,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsGLRegisterImage(void *resource, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsGLRegisterImage(cutap_c, resource, image, target, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsGLRegisterImage])(resource, image, target, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10348,9 +10510,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsMapResources(int count, void *resou
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsMapResources(cutap_c, count, resources, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsMapResources])(count, resources, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10407,9 +10570,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedEglFrame(void *egl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedEglFrame(cutap_c, eglFrame, resource, index, mipLevel);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame])(eglFrame, resource, index, mipLevel);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10471,9 +10635,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedMipmappedArray(voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedMipmappedArray(cutap_c, mipmappedArray, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray])(mipmappedArray, resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10541,9 +10706,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceGetMappedPointer(void *devP
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceGetMappedPointer(cutap_c, devPtr, size, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsResourceGetMappedPointer])(devPtr, size, resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10598,9 +10764,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsResourceSetMapFlags(void *resource,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsResourceSetMapFlags(cutap_c, resource, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsResourceSetMapFlags])(resource, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10664,9 +10831,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsSubResourceGetMappedArray(void *arr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsSubResourceGetMappedArray(cutap_c, array, resource, arrayIndex, mipLevel);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsSubResourceGetMappedArray])(array, resource, arrayIndex, mipLevel);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10722,9 +10890,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsUnmapResources(int count, void *res
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsUnmapResources(cutap_c, count, resources, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cudaGraphicsUnmapResources])(count, resources, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10778,9 +10947,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsUnregisterResource(void *resource)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsUnregisterResource(cutap_c, resource);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaGraphicsUnregisterResource])(resource);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10843,9 +11013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsVDPAURegisterOutputSurface(void *re
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsVDPAURegisterOutputSurface(cutap_c, resource, vdpSurface, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface])(resource, vdpSurface, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10908,9 +11079,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaGraphicsVDPAURegisterVideoSurface(void *res
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaGraphicsVDPAURegisterVideoSurface(cutap_c, resource, vdpSurface, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface])(resource, vdpSurface, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -10973,9 +11145,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaHostAlloc(void *pHost, unsigned long size, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostAlloc(cutap_c, pHost, size, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaHostAlloc])(pHost, size, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11038,9 +11211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaHostGetDevicePointer(void *pDevice, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostGetDevicePointer(cutap_c, pDevice, pHost, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaHostGetDevicePointer])(pDevice, pHost, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11102,9 +11276,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaHostGetFlags(void *pFlags, void *pHost)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostGetFlags(cutap_c, pFlags, pHost);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaHostGetFlags])(pFlags, pHost);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11160,9 +11335,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaHostRegister(void *ptr, unsigned long size,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostRegister(cutap_c, ptr, size, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaHostRegister])(ptr, size, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11216,9 +11392,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaHostUnregister(void *ptr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaHostUnregister(cutap_c, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaHostUnregister])(ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11280,9 +11457,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaImportExternalMemory(void *extMem_out, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaImportExternalMemory(cutap_c, extMem_out, memHandleDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaImportExternalMemory])(extMem_out, memHandleDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11344,9 +11522,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaImportExternalSemaphore(void *extSem_out, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaImportExternalSemaphore(cutap_c, extSem_out, semHandleDesc);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaImportExternalSemaphore])(extSem_out, semHandleDesc);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11402,9 +11581,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaInitDevice(int device, unsigned int deviceF
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaInitDevice(cutap_c, device, deviceFlags, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaInitDevice])(device, deviceFlags, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11458,9 +11638,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaIpcCloseMemHandle(void *devPtr)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcCloseMemHandle(cutap_c, devPtr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaIpcCloseMemHandle])(devPtr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11522,9 +11703,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaIpcOpenEventHandle(void *event, struct cuta
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcOpenEventHandle(cutap_c, event, handle);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaIpcEventHandle_st))cutap_real[CUTAP_ID_cudaIpcOpenEventHandle])(event, handle);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11587,9 +11769,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaIpcOpenMemHandle(void *devPtr, struct cutap
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaIpcOpenMemHandle(cutap_c, devPtr, handle, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_cudaIpcMemHandle_st, unsigned int))cutap_real[CUTAP_ID_cudaIpcOpenMemHandle])(devPtr, handle, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11646,9 +11829,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaKernelSetAttributeForDevice(void *kernel, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaKernelSetAttributeForDevice(cutap_c, kernel, attr, value, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int))cutap_real[CUTAP_ID_cudaKernelSetAttributeForDevice])(kernel, attr, value, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11707,9 +11891,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchCooperativeKernel(void *func, struct 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchCooperativeKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchCooperativeKernel])(func, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11768,9 +11953,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchCooperativeKernel_ptsz(void *func, st
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchCooperativeKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchCooperativeKernel_ptsz])(func, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11826,9 +12012,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchHostFunc(void *stream, void *fn, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchHostFunc(cutap_c, stream, fn, userData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLaunchHostFunc])(stream, fn, userData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11884,9 +12071,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchHostFunc_ptsz(void *stream, void *fn,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchHostFunc_ptsz(cutap_c, stream, fn, userData);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLaunchHostFunc_ptsz])(stream, fn, userData);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -11945,9 +12133,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchKernel(void *func, struct cutap_sv_di
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchKernel(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchKernel])(func, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12006,9 +12195,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLaunchKernel_ptsz(void *func, struct cutap_
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLaunchKernel_ptsz(cutap_c, func, gridDim, blockDim, args, sharedMem, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaLaunchKernel_ptsz])(func, gridDim, blockDim, args, sharedMem, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12071,9 +12261,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLibraryEnumerateKernels(void *kernels, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryEnumerateKernels(cutap_c, kernels, numKernels, lib);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaLibraryEnumerateKernels])(kernels, numKernels, lib);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12135,9 +12326,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLibraryGetKernelCount(void *count, void *li
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryGetKernelCount(cutap_c, count, lib);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaLibraryGetKernelCount])(count, lib);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12205,9 +12397,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLibraryLoadData(void *library, void *code, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryLoadData(cutap_c, library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaLibraryLoadData])(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12261,9 +12454,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLibraryUnload(void *library)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLibraryUnload(cutap_c, library);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaLibraryUnload])(library);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12325,9 +12519,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLogsCurrent(void *iterator_out, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsCurrent(cutap_c, iterator_out, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaLogsCurrent])(iterator_out, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12390,9 +12585,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLogsRegisterCallback(void *callbackFunc, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsRegisterCallback(cutap_c, callbackFunc, userData, callback_out);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudaLogsRegisterCallback])(callbackFunc, userData, callback_out);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12446,9 +12642,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaLogsUnregisterCallback(void *callback)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaLogsUnregisterCallback(cutap_c, callback);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaLogsUnregisterCallback])(callback);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12510,9 +12707,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMalloc(void *devPtr, unsigned long size)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMalloc(cutap_c, devPtr, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMalloc])(devPtr, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12575,9 +12773,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocAsync(void *devPtr, unsigned long siz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocAsync(cutap_c, devPtr, size, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaMallocAsync])(devPtr, size, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12640,9 +12839,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocAsync_ptsz(void *devPtr, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocAsync_ptsz(cutap_c, devPtr, size, hStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *))cutap_real[CUTAP_ID_cudaMallocAsync_ptsz])(devPtr, size, hStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12706,9 +12906,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocFromPoolAsync(void *ptr, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocFromPoolAsync(cutap_c, ptr, size, memPool, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaMallocFromPoolAsync])(ptr, size, memPool, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12772,9 +12973,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocFromPoolAsync_ptsz(void *ptr, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocFromPoolAsync_ptsz(cutap_c, ptr, size, memPool, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudaMallocFromPoolAsync_ptsz])(ptr, size, memPool, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12836,9 +13038,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocHost(void *ptr, unsigned long size)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocHost(cutap_c, ptr, size);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMallocHost])(ptr, size);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12901,9 +13104,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocManaged(void *devPtr, unsigned long s
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocManaged(cutap_c, devPtr, size, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMallocManaged])(devPtr, size, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -12972,9 +13176,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMallocPitch(void *devPtr, void *pitch, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMallocPitch(cutap_c, devPtr, pitch, width, height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMallocPitch])(devPtr, pitch, width, height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13031,9 +13236,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise(void *devPtr, unsigned long count
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemAdvise(cutap_c, devPtr, count, advice, location);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise])(devPtr, count, advice, location);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13090,9 +13296,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemAdvise_v2(void *devPtr, unsigned long co
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemAdvise_v2(cutap_c, devPtr, count, advice, location);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_real[CUTAP_ID_cudaMemAdvise_v2])(devPtr, count, advice, location);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13157,9 +13364,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemDiscardBatchAsync(void *dptrs, void *siz
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemDiscardBatchAsync(cutap_c, dptrs, sizes, count, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemDiscardBatchAsync])(dptrs, sizes, count, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13224,9 +13432,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemDiscardBatchAsync_ptsz(cutap_c, dptrs, sizes, count, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemDiscardBatchAsync_ptsz])(dptrs, sizes, count, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13293,9 +13502,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemGetInfo(void *free, void *total)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemGetInfo(cutap_c, free, total);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemGetInfo])(free, total);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13357,9 +13567,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolCreate(void *memPool, void *poolProp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolCreate(cutap_c, memPool, poolProps);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemPoolCreate])(memPool, poolProps);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13413,9 +13624,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolDestroy(void *memPool)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolDestroy(cutap_c, memPool);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemPoolDestroy])(memPool);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13472,9 +13684,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolExportToShareableHandle(void *sharea
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolExportToShareableHandle(cutap_c, shareableHandle, memPool, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaMemPoolExportToShareableHandle])(shareableHandle, memPool, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13530,9 +13743,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolGetAttribute(void *memPool, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolGetAttribute(cutap_c, memPool, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPoolGetAttribute])(memPool, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13596,9 +13810,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolImportFromShareableHandle(void *memP
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolImportFromShareableHandle(cutap_c, memPool, shareableHandle, handleType, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaMemPoolImportFromShareableHandle])(memPool, shareableHandle, handleType, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13654,9 +13869,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolSetAttribute(void *memPool, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolSetAttribute(cutap_c, memPool, attr, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPoolSetAttribute])(memPool, attr, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13711,9 +13927,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPoolTrimTo(void *memPool, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPoolTrimTo(cutap_c, memPool, minBytesToKeep);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cudaMemPoolTrimTo])(memPool, minBytesToKeep);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13771,9 +13988,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync(void *devPtr, unsigned lon
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync(cutap_c, devPtr, count, location, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync])(devPtr, count, location, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13831,9 +14049,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigne
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_ptsz(cutap_c, devPtr, count, location, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_ptsz])(devPtr, count, location, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13891,9 +14110,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2(void *devPtr, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_v2(cutap_c, devPtr, count, location, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2])(devPtr, count, location, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -13951,9 +14171,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemPrefetchAsync_v2_ptsz(void *devPtr, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemPrefetchAsync_v2_ptsz(cutap_c, devPtr, count, location, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemPrefetchAsync_v2_ptsz])(devPtr, count, location, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14011,9 +14232,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemRangeGetAttribute(void *data, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemRangeGetAttribute(cutap_c, data, dataSize, attribute, devPtr, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cudaMemRangeGetAttribute])(data, dataSize, attribute, devPtr, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14084,9 +14306,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemRangeGetAttributes(void *data, void *dat
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemRangeGetAttributes(cutap_c, data, dataSizes, attributes, numAttributes, devPtr, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudaMemRangeGetAttributes])(data, dataSizes, attributes, numAttributes, devPtr, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14143,9 +14366,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy(void *dst, void *src, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy(cutap_c, dst, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy])(dst, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14205,9 +14429,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2D(void *dst, unsigned long dpitch, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2D(cutap_c, dst, dpitch, src, spitch, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2D])(dst, dpitch, src, spitch, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14269,9 +14494,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DArrayToArray(void *dst, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DArrayToArray])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14333,9 +14559,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DArrayToArray_ptds(void *dst, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DArrayToArray_ptds])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14396,9 +14623,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DAsync(void *dst, unsigned long dpit
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DAsync(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DAsync])(dst, dpitch, src, spitch, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14459,9 +14687,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DAsync_ptsz(cutap_c, dst, dpitch, src, spitch, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DAsync_ptsz])(dst, dpitch, src, spitch, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14522,9 +14751,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArray(void *dst, unsigned long 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArray(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DFromArray])(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14586,9 +14816,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArrayAsync(void *dst, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArrayAsync(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DFromArrayAsync])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14650,9 +14881,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArrayAsync_ptsz(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz])(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14713,9 +14945,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DFromArray_ptds(void *dst, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DFromArray_ptds(cutap_c, dst, dpitch, src, wOffset, hOffset, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DFromArray_ptds])(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14776,9 +15009,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArray(void *dst, unsigned long wO
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArray(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DToArray])(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14840,9 +15074,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArrayAsync(void *dst, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArrayAsync(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DToArrayAsync])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14904,9 +15139,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz])(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -14967,9 +15203,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2DToArray_ptds(void *dst, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2DToArray_ptds(cutap_c, dst, wOffset, hOffset, src, spitch, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2DToArray_ptds])(dst, wOffset, hOffset, src, spitch, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15029,9 +15266,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy2D_ptds(void *dst, unsigned long dpit
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy2D_ptds(cutap_c, dst, dpitch, src, spitch, width, height, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy2D_ptds])(dst, dpitch, src, spitch, width, height, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15085,9 +15323,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3D(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3D(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3D])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15142,9 +15381,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DAsync(void *p, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DAsync(cutap_c, p, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DAsync])(p, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15199,9 +15439,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DAsync_ptsz(cutap_c, p, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DAsync_ptsz])(p, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15258,9 +15499,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DBatchAsync(unsigned long numOps, vo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DBatchAsync(cutap_c, numOps, opList, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemcpy3DBatchAsync])(numOps, opList, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15317,9 +15559,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOp
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DBatchAsync_ptsz(cutap_c, numOps, opList, flags, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_real[CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz])(numOps, opList, flags, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15373,9 +15616,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeer(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeer(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeer])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15430,9 +15674,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeerAsync(void *p, void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeerAsync(cutap_c, p, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeerAsync])(p, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15487,9 +15732,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeerAsync_ptsz(void *p, void *strea
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeerAsync_ptsz(cutap_c, p, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz])(p, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15543,9 +15789,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3DPeer_ptds(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3DPeer_ptds(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3DPeer_ptds])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15599,9 +15846,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy3D_ptds(void *p)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy3D_ptds(cutap_c, p);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaMemcpy3D_ptds])(p);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15662,9 +15910,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyArrayToArray(void *dst, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyArrayToArray(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyArrayToArray])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15725,9 +15974,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyArrayToArray_ptds(void *dst, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyArrayToArray_ptds(cutap_c, dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyArrayToArray_ptds])(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15785,9 +16035,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyAsync(void *dst, void *src, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyAsync(cutap_c, dst, src, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyAsync])(dst, src, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15845,9 +16096,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyAsync_ptsz(void *dst, void *src, unsi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyAsync_ptsz(cutap_c, dst, src, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyAsync_ptsz])(dst, src, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15906,9 +16158,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArray(void *dst, void *src, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArray(cutap_c, dst, src, wOffset, hOffset, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromArray])(dst, src, wOffset, hOffset, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -15968,9 +16221,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArrayAsync(void *dst, void *src, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArrayAsync(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromArrayAsync])(dst, src, wOffset, hOffset, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16030,9 +16284,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArrayAsync_ptsz(cutap_c, dst, src, wOffset, hOffset, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz])(dst, src, wOffset, hOffset, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16091,9 +16346,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromArray_ptds(void *dst, void *src, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromArray_ptds(cutap_c, dst, src, wOffset, hOffset, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromArray_ptds])(dst, src, wOffset, hOffset, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16151,9 +16407,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbol(void *dst, void *symbol, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbol(cutap_c, dst, symbol, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromSymbol])(dst, symbol, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16212,9 +16469,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbolAsync(void *dst, void *symb
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbolAsync(cutap_c, dst, symbol, count, offset, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromSymbolAsync])(dst, symbol, count, offset, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16273,9 +16531,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbolAsync_ptsz(cutap_c, dst, symbol, count, offset, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz])(dst, symbol, count, offset, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16333,9 +16592,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyFromSymbol_ptds(void *dst, void *symb
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyFromSymbol_ptds(cutap_c, dst, symbol, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyFromSymbol_ptds])(dst, symbol, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16393,9 +16653,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyPeer(void *dst, int dstDevice, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyPeer(cutap_c, dst, dstDevice, src, srcDevice, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemcpyPeer])(dst, dstDevice, src, srcDevice, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16454,9 +16715,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyPeerAsync(void *dst, int dstDevice, v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyPeerAsync(cutap_c, dst, dstDevice, src, srcDevice, count, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemcpyPeerAsync])(dst, dstDevice, src, srcDevice, count, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16515,9 +16777,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArray(void *dst, unsigned long wOff
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArray(cutap_c, dst, wOffset, hOffset, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToArray])(dst, wOffset, hOffset, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16577,9 +16840,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArrayAsync(void *dst, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArrayAsync(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToArrayAsync])(dst, wOffset, hOffset, src, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16639,9 +16903,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArrayAsync_ptsz(cutap_c, dst, wOffset, hOffset, src, count, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToArrayAsync_ptsz])(dst, wOffset, hOffset, src, count, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16700,9 +16965,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToArray_ptds(void *dst, unsigned long
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToArray_ptds(cutap_c, dst, wOffset, hOffset, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToArray_ptds])(dst, wOffset, hOffset, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16760,9 +17026,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbol(void *symbol, void *src, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbol(cutap_c, symbol, src, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToSymbol])(symbol, src, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16821,9 +17088,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbolAsync(void *symbol, void *src
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbolAsync(cutap_c, symbol, src, count, offset, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToSymbolAsync])(symbol, src, count, offset, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16882,9 +17150,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbolAsync_ptsz(cutap_c, symbol, src, count, offset, kind, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_real[CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz])(symbol, src, count, offset, kind, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -16942,9 +17211,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpyToSymbol_ptds(void *symbol, void *src
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpyToSymbol_ptds(cutap_c, symbol, src, count, offset, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpyToSymbol_ptds])(symbol, src, count, offset, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17001,9 +17271,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemcpy_ptds(void *dst, void *src, unsigned 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemcpy_ptds(cutap_c, dst, src, count, kind);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaMemcpy_ptds])(dst, src, count, kind);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17059,9 +17330,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset(void *devPtr, int value, unsigned lo
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset(cutap_c, devPtr, value, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemset])(devPtr, value, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17119,9 +17391,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset2D(void *devPtr, unsigned long pitch,
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2D(cutap_c, devPtr, pitch, value, width, height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMemset2D])(devPtr, pitch, value, width, height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17180,9 +17453,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset2DAsync(void *devPtr, unsigned long p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2DAsync(cutap_c, devPtr, pitch, value, width, height, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemset2DAsync])(devPtr, pitch, value, width, height, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17241,9 +17515,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset2DAsync_ptsz(void *devPtr, unsigned l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2DAsync_ptsz(cutap_c, devPtr, pitch, value, width, height, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemset2DAsync_ptsz])(devPtr, pitch, value, width, height, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17301,9 +17576,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset2D_ptds(void *devPtr, unsigned long p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset2D_ptds(cutap_c, devPtr, pitch, value, width, height);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_real[CUTAP_ID_cudaMemset2D_ptds])(devPtr, pitch, value, width, height);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17359,9 +17635,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pit
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3D(cutap_c, pitchedDevPtr, value, extent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_real[CUTAP_ID_cudaMemset3D])(pitchedDevPtr, value, extent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17418,9 +17695,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3DAsync(cutap_c, pitchedDevPtr, value, extent, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_real[CUTAP_ID_cudaMemset3DAsync])(pitchedDevPtr, value, extent, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17477,9 +17755,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitc
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3DAsync_ptsz(cutap_c, pitchedDevPtr, value, extent, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_real[CUTAP_ID_cudaMemset3DAsync_ptsz])(pitchedDevPtr, value, extent, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17535,9 +17814,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset3D_ptds(cutap_c, pitchedDevPtr, value, extent);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_real[CUTAP_ID_cudaMemset3D_ptds])(pitchedDevPtr, value, extent);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17594,9 +17874,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemsetAsync(void *devPtr, int value, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemsetAsync(cutap_c, devPtr, value, count, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemsetAsync])(devPtr, value, count, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17653,9 +17934,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemsetAsync_ptsz(void *devPtr, int value, u
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemsetAsync_ptsz(cutap_c, devPtr, value, count, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))cutap_real[CUTAP_ID_cudaMemsetAsync_ptsz])(devPtr, value, count, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17711,9 +17993,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaMemset_ptds(void *devPtr, int value, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaMemset_ptds(cutap_c, devPtr, value, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))cutap_real[CUTAP_ID_cudaMemset_ptds])(devPtr, value, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17777,9 +18060,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyAvailableDynamicSMemPerBlock(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyAvailableDynamicSMemPerBlock(cutap_c, dynamicSmemSize, func, numBlocks, blockSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, int))cutap_real[CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock])(dynamicSmemSize, func, numBlocks, blockSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17843,9 +18127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyMaxActiveBlocksPerMultiprocessor(v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessor(cutap_c, numBlocks, func, blockSize, dynamicSMemSize);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long))cutap_real[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor])(numBlocks, func, blockSize, dynamicSMemSize);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17910,9 +18195,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaOccupancyMaxActiveBlocksPerMultiprocessorWi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cutap_c, numBlocks, func, blockSize, dynamicSMemSize, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags])(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -17964,9 +18250,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaPeekAtLastError(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaPeekAtLastError(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaPeekAtLastError])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18021,9 +18308,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaPointerGetAttributes(void *attributes, void
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaPointerGetAttributes(cutap_c, attributes, ptr);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaPointerGetAttributes])(attributes, ptr);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18075,9 +18363,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaProfilerStart(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaProfilerStart(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaProfilerStart])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18129,9 +18418,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaProfilerStop(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaProfilerStop(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaProfilerStop])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18192,9 +18482,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaRuntimeGetVersion(void *runtimeVersion)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaRuntimeGetVersion(cutap_c, runtimeVersion);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaRuntimeGetVersion])(runtimeVersion);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18248,9 +18539,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetDevice(int device)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDevice(cutap_c, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cudaSetDevice])(device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18304,9 +18596,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetDeviceFlags(unsigned int flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDeviceFlags(cutap_c, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaSetDeviceFlags])(flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18367,9 +18660,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForDevice(void *d)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDoubleForDevice(cutap_c, d);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForDevice])(d);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18430,9 +18724,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetDoubleForHost(void *d)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetDoubleForHost(cutap_c, d);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaSetDoubleForHost])(d);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18494,9 +18789,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSetValidDevices(void *device_arr, int len)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSetValidDevices(cutap_c, device_arr, len);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudaSetValidDevices])(device_arr, len);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18553,9 +18849,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync(void *extSemA
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18612,9 +18909,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_ptsz(void *ex
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18671,9 +18969,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2(void *extS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18730,9 +19029,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaSignalExternalSemaphoresAsync_v2_ptsz(void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaSignalExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaSignalExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18789,9 +19089,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamAddCallback(void *stream, void *callb
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAddCallback(cutap_c, stream, callback, userData, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamAddCallback])(stream, callback, userData, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18848,9 +19149,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamAddCallback_ptsz(void *stream, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAddCallback_ptsz(cutap_c, stream, callback, userData, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamAddCallback_ptsz])(stream, callback, userData, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18907,9 +19209,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamAttachMemAsync(void *stream, void *de
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAttachMemAsync(cutap_c, stream, devPtr, length, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaStreamAttachMemAsync])(stream, devPtr, length, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -18966,9 +19269,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamAttachMemAsync_ptsz(void *stream, voi
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamAttachMemAsync_ptsz(cutap_c, stream, devPtr, length, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cudaStreamAttachMemAsync_ptsz])(stream, devPtr, length, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19023,9 +19327,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamBeginCapture(void *stream, unsigned i
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamBeginCapture(cutap_c, stream, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamBeginCapture])(stream, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19080,9 +19385,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamBeginCapture_ptsz(void *stream, unsig
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamBeginCapture_ptsz(cutap_c, stream, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamBeginCapture_ptsz])(stream, mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19137,9 +19443,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamCopyAttributes(void *dst, void *src)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCopyAttributes(cutap_c, dst, src);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamCopyAttributes])(dst, src);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19194,9 +19501,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamCopyAttributes_ptsz(void *dst, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCopyAttributes_ptsz(cutap_c, dst, src);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamCopyAttributes_ptsz])(dst, src);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19257,9 +19565,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreate(void *pStream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreate(cutap_c, pStream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamCreate])(pStream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19321,9 +19630,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreateWithFlags(void *pStream, unsign
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreateWithFlags(cutap_c, pStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamCreateWithFlags])(pStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19386,9 +19696,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamCreateWithPriority(void *pStream, uns
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamCreateWithPriority(cutap_c, pStream, flags, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int))cutap_real[CUTAP_ID_cudaStreamCreateWithPriority])(pStream, flags, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19442,9 +19753,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamDestroy(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamDestroy(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamDestroy])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19506,9 +19818,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamEndCapture(void *stream, void *pGraph
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamEndCapture(cutap_c, stream, pGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamEndCapture])(stream, pGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19570,9 +19883,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamEndCapture_ptsz(void *stream, void *p
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamEndCapture_ptsz(cutap_c, stream, pGraph);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamEndCapture_ptsz])(stream, pGraph);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19634,9 +19948,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetDevice(void *hStream, void *device
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetDevice(cutap_c, hStream, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetDevice])(hStream, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19698,9 +20013,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetDevice_ptsz(void *hStream, void *d
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetDevice_ptsz(cutap_c, hStream, device);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetDevice_ptsz])(hStream, device);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19762,9 +20078,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetFlags(void *hStream, void *flags)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetFlags(cutap_c, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetFlags])(hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19826,9 +20143,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetFlags_ptsz(void *hStream, void *fl
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetFlags_ptsz(cutap_c, hStream, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetFlags_ptsz])(hStream, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19890,9 +20208,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetId(void *hStream, void *streamId)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetId(cutap_c, hStream, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetId])(hStream, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -19954,9 +20273,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetId_ptsz(void *hStream, void *strea
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetId_ptsz(cutap_c, hStream, streamId);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetId_ptsz])(hStream, streamId);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20018,9 +20338,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetPriority(void *hStream, void *prio
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetPriority(cutap_c, hStream, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetPriority])(hStream, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20082,9 +20403,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamGetPriority_ptsz(void *hStream, void 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamGetPriority_ptsz(cutap_c, hStream, priority);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamGetPriority_ptsz])(hStream, priority);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20146,9 +20468,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamIsCapturing(void *stream, void *pCapt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamIsCapturing(cutap_c, stream, pCaptureStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamIsCapturing])(stream, pCaptureStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20210,9 +20533,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamIsCapturing_ptsz(void *stream, void *
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamIsCapturing_ptsz(cutap_c, stream, pCaptureStatus);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudaStreamIsCapturing_ptsz])(stream, pCaptureStatus);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20266,9 +20590,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamQuery(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamQuery(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamQuery])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20322,9 +20647,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamQuery_ptsz(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamQuery_ptsz(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamQuery_ptsz])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20378,9 +20704,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamSynchronize(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamSynchronize(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamSynchronize])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20434,9 +20761,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamSynchronize_ptsz(void *stream)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamSynchronize_ptsz(cutap_c, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaStreamSynchronize_ptsz])(stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20492,9 +20820,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamWaitEvent(void *stream, void *event, 
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamWaitEvent(cutap_c, stream, event, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamWaitEvent])(stream, event, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20550,9 +20879,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaStreamWaitEvent_ptsz(void *stream, void *ev
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaStreamWaitEvent_ptsz(cutap_c, stream, event, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudaStreamWaitEvent_ptsz])(stream, event, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20613,9 +20943,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadExchangeStreamCaptureMode(void *mode)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadExchangeStreamCaptureMode(cutap_c, mode);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadExchangeStreamCaptureMode])(mode);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20667,9 +20998,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadExit(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadExit(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadExit])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20730,9 +21062,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetCacheConfig(void *pCacheConfig)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadGetCacheConfig(cutap_c, pCacheConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaThreadGetCacheConfig])(pCacheConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20794,9 +21127,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadGetLimit(void *pValue, unsigned int l
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadGetLimit(cutap_c, pValue, limit);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaThreadGetLimit])(pValue, limit);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20850,9 +21184,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetCacheConfig(unsigned int cacheConf
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSetCacheConfig(cutap_c, cacheConfig);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_cudaThreadSetCacheConfig])(cacheConfig);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20907,9 +21242,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadSetLimit(unsigned int limit, unsigned
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSetLimit(cutap_c, limit, value);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned long))cutap_real[CUTAP_ID_cudaThreadSetLimit])(limit, value);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -20961,9 +21297,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaThreadSynchronize(void)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaThreadSynchronize(cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudaThreadSynchronize])();
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21017,9 +21354,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaUnbindTexture(void *texref)
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUnbindTexture(cutap_c, texref);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudaUnbindTexture])(texref);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21084,9 +21422,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectCreate(void *object_out, void *pt
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectCreate(cutap_c, object_out, ptr, destroy, initialRefcount, flags);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectCreate])(object_out, ptr, destroy, initialRefcount, flags);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21141,9 +21480,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectRelease(void *object, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectRelease(cutap_c, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectRelease])(object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21198,9 +21538,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaUserObjectRetain(void *object, unsigned int
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaUserObjectRetain(cutap_c, object, count);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudaUserObjectRetain])(object, count);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21263,9 +21604,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaVDPAUGetDevice(void *device, unsigned int v
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaVDPAUGetDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaVDPAUGetDevice])(device, vdpDevice, vdpGetProcAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21321,9 +21663,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaVDPAUSetVDPAUDevice(int device, unsigned in
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaVDPAUSetVDPAUDevice(cutap_c, device, vdpDevice, vdpGetProcAddress);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cudaVDPAUSetVDPAUDevice])(device, vdpDevice, vdpGetProcAddress);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21380,9 +21723,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync(void *extSemArr
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21439,9 +21783,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_ptsz(void *extS
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21498,9 +21843,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2(void *extSem
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_v2(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
@@ -21557,9 +21903,10 @@ CUTAP_SLOW unsigned int cutap_ct_cudaWaitExternalSemaphoresAsync_v2_ptsz(void *e
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudaWaitExternalSemaphoresAsync_v2_ptsz(cutap_c, extSemArray, paramsArray, numExtSems, stream);
     struct cutap_thread *cutap_t = &cutap_tls;
-    cutap_t->depth++;
+    uint32_t cutap_d = cutap_t->depth;
+    cutap_t->depth = cutap_d + 1;
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudaWaitExternalSemaphoresAsync_v2_ptsz])(extSemArray, paramsArray, numExtSems, stream);
-    cutap_t->depth--;
+    cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }

@@ -70,6 +70,8 @@ int cutap_rclk;
  * far, that turn CLOCK_MONOTONIC into ticks continuing the counter. */
 static uint64_t start_tsc, start_ns, anchor_tsc, anchor_ns;
 static double ticks_per_ns;
+static int diag_counter;        /* CUTAP_DIAG_CLOCK=counter */
+static uint64_t diag_ticks;     /* its last value; from the counter at first use */
 
 void cutap_rec_clock_choose(void)
 {
@@ -78,11 +80,24 @@ void cutap_rec_clock_choose(void)
         start_ns = cutap_now_ns();
         start_tsc = __rdtsc();
     }
-    __atomic_store_n(&cutap_rclk, cutap_rec_tsc ? CUTAP_RCLK_TSC : CUTAP_RCLK_NS, __ATOMIC_RELEASE);
+    if (cutap_rec_tsc && !diag_counter) {
+        const char *d = getenv("CUTAP_DIAG_CLOCK");
+        diag_counter = d && !strcmp(d, "counter");
+    }
+    __atomic_store_n(&cutap_rclk, !cutap_rec_tsc ? CUTAP_RCLK_NS : diag_counter ? CUTAP_RCLK_DIAG : CUTAP_RCLK_TSC,
+                     __ATOMIC_RELEASE);
 }
 
 uint64_t cutap_rec_clock_converted(void)
 {
+    if (__builtin_expect(__atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED) == CUTAP_RCLK_DIAG, 0)) {
+        /* one step a reading; threads may share a value (no atomic add: a
+         * diagnostic's times need not be exact, only cheap) */
+        uint64_t v = __atomic_load_n(&diag_ticks, __ATOMIC_RELAXED);
+        v = v ? v + 1 : __rdtsc();
+        __atomic_store_n(&diag_ticks, v, __ATOMIC_RELAXED);
+        return v;
+    }
     uint64_t ns = cutap_now_ns();   /* a system call, or the frozen time */
     return anchor_tsc + (uint64_t)((double)(int64_t)(ns - anchor_ns) * ticks_per_ns);
 }
@@ -93,7 +108,8 @@ void cutap_clock_forbid_tsc(void)
 {
     if (__atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE))
         return;
-    if (__atomic_load_n(&cutap_rclk, __ATOMIC_ACQUIRE) == CUTAP_RCLK_TSC) {
+    int m = __atomic_load_n(&cutap_rclk, __ATOMIC_ACQUIRE);
+    if (m == CUTAP_RCLK_TSC || m == CUTAP_RCLK_DIAG) {
         /* the rate over at least a millisecond (a process that forbids the
          * counter right after its first call waits that long, once) */
         uint64_t ns, t;

@@ -33,7 +33,8 @@ static char *ent_chunk;
 static unsigned ent_next;
 static pthread_mutex_t ent_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Uniform in 1..63: xorshift64, then the top 32 bits scaled to 0..62. */
+/* Uniform in 1..rec_sample_span (255, mean 128, unless CUTAP_STAT_SAMPLE):
+ * xorshift64, then the top 32 bits scaled to 0..span-1. */
 uint32_t rec_next_interval(struct rec_thread *t)
 {
     uint64_t x = t->rng;
@@ -41,7 +42,7 @@ uint32_t rec_next_interval(struct rec_thread *t)
     x ^= x >> 7;
     x ^= x << 17;
     t->rng = x;
-    return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
+    return 1 + (uint32_t)(((x >> 32) * rec_sample_span) >> 32);
 }
 
 /* A thread's first call of an id (or its first call): a table, if it has

@@ -22,8 +22,12 @@ extern int cutap_rec_tsc;   /* the file's clock is the TSC (ticks), else ns */
  * in a process that has since forbidden the counter: src/front/forbid.c)
  * CLOCK_MONOTONIC turned into ticks. One load and one test on the common
  * path, as before. */
-enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2 };
+enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2, CUTAP_RCLK_DIAG = 3 };
 extern int cutap_rclk;
+/* CUTAP_RCLK_DIAG (CUTAP_DIAG_CLOCK=counter, a cost diagnostic, issue
+ * #27): a counter stands for the clock, so that what reading the clock
+ * costs a traced program can be told from the rest; its times mean
+ * nothing. Read through cutap_rec_clock_converted, out of line. */
 uint64_t cutap_rec_clock_converted(void);
 static inline __attribute__((always_inline)) uint64_t cutap_rec_clock(void)
 {
@@ -109,7 +113,7 @@ static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, s
     if (__builtin_expect(!tab || !((p = (uintptr_t)tab[id]) & 1) || !(cd = t->countdown), 0))
         return 0;
     t->countdown = cd - 1;
-    *c = (struct cutap_counter *)(p - 1);
+    *c = (struct cutap_counter *)(p & ~(uintptr_t)1);
     return cd == 1 ? 2 : 1;
 }
 /* A call that may be timed (2 above): before the call, whether and how

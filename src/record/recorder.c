@@ -30,6 +30,11 @@ int rec_time_all;
  * runs of a program (given a large N) time the same calls. */
 int rec_fixed_seed;
 uint64_t rec_seed, rec_slow_ns = 1000;
+/* The countdown: uniform in 1..span, mean (span + 1) / 2 calls
+ * (CUTAP_STAT_SAMPLE; default 128: a sample's two clock reads and its
+ * bookkeeping, amortised, cost a counted call 1.2 ns more at a mean of 32
+ * on the H100, docs/BENCHMARKS.md) */
+uint32_t rec_sample_span = 255;
 
 /* --- capture control ----------------------------------------------- */
 
@@ -169,6 +174,17 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
             rec_seed = strtoull(sd, NULL, 0);
         if (sn && *sn)
             rec_slow_ns = strtoull(sn, NULL, 0);
+        /* one call in MEAN timed on average (2 to 4096; default 128) */
+        const char *sm = getenv("CUTAP_STAT_SAMPLE");
+        if (sm && *sm) {
+            char *e;
+            unsigned long m = strtoul(sm, &e, 10);
+            if (*e || m < 2 || m > 4096 || sm[0] == '-' || sm[0] == '+' || sm[0] == ' ') {
+                cutap_warn("invalid CUTAP_STAT_SAMPLE '%s': takes a mean from 2 to 4096 calls; nothing is recorded", sm);
+                return;
+            }
+            rec_sample_span = (uint32_t)(2 * m - 1);
+        }
     }
     rec_pf_config();
     const char *kn = getenv("CUTAP_KERNEL_NAMES");

@@ -274,6 +274,7 @@ extern _Atomic int rec_cap_on;   /* no reason blocks recording */
 /* Counting mode's settings (CUTAP_STAT_TIMING, _SEED, _SLOW_NS). */
 extern int rec_time_all, rec_fixed_seed;
 extern uint64_t rec_seed, rec_slow_ns;
+extern uint32_t rec_sample_span;
 /* The freeze fields, once the file exists. */
 void rec_freeze_write(struct cutap_file_header *h);
 /* Times recording was turned on (the header's capture_ranges). */
