@@ -17,7 +17,9 @@
 #          and to cores 0-3: each process compares its own windows with
 #          cutap's client off, on, and a bare CUPTI subscriber on
 #          (AB_PINS other cores; ABCALL_POLLUTE=KB caches cooled between
-#          calls; ABCALL_DEPTH=N from N frames deep: bench/gpu/abcall.c)
+#          calls; ABCALL_DEPTH=N from N frames deep: bench/gpu/abcall.c;
+#          AB_OLD_TAR=FILE.tar.gz: another build (git archive) alternated
+#          with this one, AB_ROUNDS times)
 # step3:   the CPU-bound PyTorch step the same way (torch_steps.py
 #          STEP_AB3=CYCLES, default 120, windows of STEP_W=20 steps), under
 #          cutap trace with the CUPTI subscriber injected, STEP3_PROCS
@@ -56,6 +58,26 @@ step)
 ab)
   tests/gpu/build.sh >/dev/null || exit 1
   [ "$cyc" = 5 ] && cyc=42
+  if [ -n "${AB_OLD_TAR:-}" ]; then
+    # Another build side by side: AB_OLD_TAR is `git archive COMMIT | gzip`
+    # of the tree to compare (an untracked file travels with the working
+    # tree); built here, then old and new alternate AB_ROUNDS (default 3)
+    # times a pinning, stat and cudaGetDevice rows only.
+    O=$(mktemp -d /tmp/cutap-old.XXXXXX)
+    tar -xzf "$AB_OLD_TAR" -C "$O" && (cd "$O" && make -s -j"$(nproc)" lib >/dev/null 2>&1) || { echo "ab: cannot build $AB_OLD_TAR"; exit 1; }
+    for pin in ${AB_PINS:-0 0-3}; do
+      for r in $(seq "${AB_ROUNDS:-3}"); do
+        for v in old new; do
+          L=$PWD/build/libcutap.so; [ $v = old ] && L=$O/build/libcutap.so
+          echo "-- $v, build/gpu/abcall $cyc 2, pinned to $pin, round $r"
+          env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$L \
+            CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/abcall "$cyc" 2 | grep -E '^(stat|trace) '
+        done
+      done
+    done
+    rm -rf "$O"
+    exit 0
+  fi
   for pin in ${AB_PINS:-0 0-3}; do
     echo "-- build/gpu/abcall $cyc 2, pinned to $pin${ABCALL_POLLUTE:+, $ABCALL_POLLUTE KiB touched between calls}${ABCALL_DEPTH:+, calls made $ABCALL_DEPTH frames deep}"
     env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
