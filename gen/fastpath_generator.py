@@ -137,7 +137,10 @@ def one(f, nostatus, karg):
         out.append("    if (__builtin_expect(cutap_how == 2, 0))\n        return cutap_cs_%s(%s);" % (f.name, sargs))
     # the depth put back from a register, not decremented in memory: two
     # read-modify-writes of one word a call chain each call to the last
-    # through store forwarding (issue #27: the counted call's cost)
+    # through store forwarding (issue #27: the counted call's cost). As
+    # the trace paths do, this assumes what the real call does to the
+    # depth it undoes (every intercepted call inside it nests); a call
+    # left open inside (a longjmp out of a nested one) is not carried out.
     out.append("    struct cutap_thread *cutap_t = &cutap_tls;")
     out.append("    uint32_t cutap_d = cutap_t->depth;")
     out.append("    cutap_t->depth = cutap_d + 1;")

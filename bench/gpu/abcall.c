@@ -78,16 +78,20 @@ static int find_rclk(void)
     if (m)
         fclose(m);
     snprintf(cmd, sizeof cmd, "nm '%s'", path);
-    FILE *p = path[0] ? popen(cmd, "r") : NULL;
+    FILE *p = path[0] && !strchr(path, '\'') ? popen(cmd, "r") : NULL;
+    int found = 0;
     while (p && fgets(line, sizeof line, p)) {
         unsigned long v;
-        char name[256];
-        if (sscanf(line, "%lx %*s %255s", &v, name) == 2 && !strcmp(name, "cutap_rclk"))
-            addr = v;
+        char type, name[256];
+        if (sscanf(line, "%lx %c %255s", &v, &type, name) == 3 && !strcmp(name, "cutap_rclk") &&
+            (type == 'b' || type == 'B' || type == 'd' || type == 'D'))
+            addr = v, found++;
     }
     if (p)
         pclose(p);
-    if (!addr || (rclk = (volatile int *)(base + addr), *rclk != 1)) {
+    /* one data symbol, holding the time-stamp counter's mode (1) */
+    if (found != 1 || (rclk = (volatile int *)(base + addr), *rclk != 1)) {
+        rclk = NULL;
         fprintf(stderr, "abcall: cannot find cutap_rclk, or the clock is not the counter\n");
         return -1;
     }
@@ -96,8 +100,11 @@ static int find_rclk(void)
 
 static int set_way(int w)
 {
-    if (rclk)
+    if (rclk) {
+        if (*rclk != 1 && *rclk != 3)
+            return -1;   /* the counter forbidden meanwhile: never put it back */
         *rclk = w == CUPTI ? 3 : 1;
+    }
     if (cutap_enable_fn(0, 0xFFFFFFFFu, w == CUTAP || (w == CUPTI && rclk)) != 0)
         return -1;
     return cupti_enable_fn(w == CUPTI && !rclk);

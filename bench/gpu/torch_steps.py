@@ -126,7 +126,8 @@ def rclk_cell():
                 base, path = int(p[0].split("-")[0], 16), p[5]
                 break
     out = subprocess.run(["nm", path or "/nonexistent"], capture_output=True, text=True).stdout
-    addr = [int(l.split()[0], 16) for l in out.splitlines() if l.endswith(" cutap_rclk")]
+    addr = [int(l.split()[0], 16) for l in out.splitlines()
+            if l.endswith(" cutap_rclk") and len(l.split()) == 3 and l.split()[1] in "bBdD"]
     if base is None or len(addr) != 1:
         print("ab_error cannot find cutap_rclk")
         sys.exit(1)
@@ -200,6 +201,9 @@ def ab3(step, steps, triples):
     def set_way(w):   # 0 off, 1 cutap, 2 cupti (or cutap with the counter clock)
         on = (w == 1 or (w == 2 and rclk is not None)) and not control
         if rclk is not None:
+            if rclk.value not in (1, 3):   # the counter forbidden meanwhile: never put it back
+                print("ab_error the record clock changed (%d)" % rclk.value)
+                sys.exit(1)
             rclk.value = 3 if w == 2 else 1
         ok = lib.cutap_enable(0, 0xFFFFFFFF, int(on and only is None)) == 0
         if ok and on and only is not None:

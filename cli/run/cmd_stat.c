@@ -10,6 +10,7 @@
 #include "cli.h"
 
 #include "run_internal.h"
+#include "stat_sample.h"
 
 static const char stat_usage[] =
     "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols|cupti]\n"
@@ -19,7 +20,8 @@ static const char stat_usage[] =
     "  -o, --output FILE        the summary into FILE (made 0600; never through a symbolic link)\n"
     "  --force                  replace FILE when it exists\n"
     "  --time-all               time every call (by default some are timed and the rest estimated,\n"
-    "                           marked ~; CUTAP_STAT_TIMING=all does the same)\n"
+    "                           marked ~; CUTAP_STAT_TIMING=all does the same; CUTAP_STAT_SAMPLE=M:\n"
+    "                           one call in M sampled, default 128)\n"
     FILTER_HELP RUNTIME_HELP
     "  --inject SPEC            fault injection (see cutap run --help)\n"
     HELP_HELP
@@ -64,13 +66,10 @@ int cmd_stat(int argc, char **argv)
     /* How many calls a sample stands for on average (the library checks
      * it the same way). */
     const char *mean = getenv("CUTAP_STAT_SAMPLE");
-    if (mean && *mean) {
-        char *e;
-        unsigned long m = strtoul(mean, &e, 10);
-        if (*e || m < 2 || m > 4096 || mean[0] == '-' || mean[0] == '+' || mean[0] == ' ') {
-            cli_usage_error(stat_usage, "invalid CUTAP_STAT_SAMPLE '%s': takes a mean from 2 to 4096 calls", mean);
-            return 2;
-        }
+    unsigned m;
+    if (mean && *mean && cutap_stat_sample_parse(mean, &m)) {
+        cli_usage_error(stat_usage, "invalid CUTAP_STAT_SAMPLE '%s': takes a mean from 2 to 4096 calls", mean);
+        return 2;
     }
     /* -o FILE: opened before the command runs (a refusal costs no run),
      * never through a symbolic link, never over an existing file unless

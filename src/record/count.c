@@ -16,7 +16,8 @@
  *   - its id is slow: the mean of its timed calls is at least 1 us
  *     (total >= cutap_slow_ticks * timed), where two clock reads cost little;
  *   - or the thread's countdown, which every call decrements, reaches
- *     zero; it restarts at a pseudo-random 1..63 (mean 32), so periodic
+ *     zero; it restarts at a pseudo-random 1..255 (mean 128; CUTAP_STAT_SAMPLE=M:
+ *     1..2M-1), so periodic
  *     call patterns cannot alias with the sampling.
  * The first two time a call exactly; a call timed by the countdown alone
  * is a sample that stands for the calls timed by neither (`sampled`,

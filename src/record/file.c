@@ -177,7 +177,7 @@ __attribute__((noinline, cold)) void *rec_lost_call(void)
 
 void rec_clock_pair(uint64_t *clk, uint64_t *mono)
 {
-    *clk = cutap_rec_clock();
+    *clk = cutap_rec_clock_for_pair();
     *mono = cutap_now_ns();
 }
 
@@ -192,7 +192,7 @@ static void clock_pair_tight(uint64_t *clk, uint64_t *mono)
 {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 16 && best > 2000; i++) {
-        uint64_t m0 = cutap_now_ns(), c = cutap_rec_clock(), m1 = cutap_now_ns();
+        uint64_t m0 = cutap_now_ns(), c = cutap_rec_clock_for_pair(), m1 = cutap_now_ns();
         if (m1 - m0 < best) {
             best = m1 - m0;
             *clk = c;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "writer_internal.h"
+#include "stat_sample.h"
 
 /* Capture control (capture.c decides; record_internal.h). */
 _Atomic uint32_t cutap_cap_block;
@@ -176,14 +177,13 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
             rec_slow_ns = strtoull(sn, NULL, 0);
         /* one call in MEAN timed on average (2 to 4096; default 128) */
         const char *sm = getenv("CUTAP_STAT_SAMPLE");
+        unsigned mean;
         if (sm && *sm) {
-            char *e;
-            unsigned long m = strtoul(sm, &e, 10);
-            if (*e || m < 2 || m > 4096 || sm[0] == '-' || sm[0] == '+' || sm[0] == ' ') {
+            if (cutap_stat_sample_parse(sm, &mean)) {
                 cutap_warn("invalid CUTAP_STAT_SAMPLE '%s': takes a mean from 2 to 4096 calls; nothing is recorded", sm);
                 return;
             }
-            rec_sample_span = (uint32_t)(2 * m - 1);
+            rec_sample_span = 2 * mean - 1;
         }
     }
     rec_pf_config();

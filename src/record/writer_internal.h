@@ -248,7 +248,7 @@ void rec_gpu_setup(void);
 void rec_gpu_file_made(struct cutap_file_header *h);
 void rec_gpu_after_fork(void);
 extern int rec_gpu_asked;
-/* A thread's next sampling interval (counting mode): 1..63. */
+/* A thread's next sampling interval (counting mode): 1..rec_sample_span. */
 uint32_t rec_next_interval(struct rec_thread *t);
 /* The object a call reported through CUPTI came from, named once. */
 __attribute__((noinline)) uint32_t rec_origin_of(const void *fn);

@@ -23,9 +23,9 @@ grep -q "invalid CUTAP_STAT_TIMING 'most': takes all or sample" "$WORK/ta3.err" 
 CUTAP_STAT_TIMING=most CUTAP_COUNT=$WORK/ta4 LD_PRELOAD=$LIB $T/t_record many 3 >/dev/null 2>"$WORK/ta4.err" || exit 1
 reg_says "$WORK/ta4" "invalid CUTAP_STAT_TIMING 'most': takes all or sample; nothing is recorded" \
     && [ ! -s "$WORK/ta4.err" ] && ! ls "$WORK/ta4"/*.cutap 2>/dev/null || { cat "$WORK/ta4.err" >&2; exit 1; }
-# CUTAP_STAT_SAMPLE (a mean from 2 to 4096 calls): the same two refusals.
-for bad in 1 4097 64x -8 ''; do
-    [ -n "$bad" ] || continue
+# CUTAP_STAT_SAMPLE (a mean from 2 to 4096 calls, decimal digits alone):
+# the same two refusals.
+for bad in 1 4097 64x -8 +8 0x10 ' 64' "$(printf '\t64')"; do
     CUTAP_STAT_SAMPLE=$bad "$CUTAP" stat -- $T/t_record many 3 >"$WORK/ta6.out" 2>"$WORK/ta6.err"; [ $? = 2 ] || exit 1
     grep -q "invalid CUTAP_STAT_SAMPLE '$bad': takes a mean from 2 to 4096 calls" "$WORK/ta6.err" && [ ! -s "$WORK/ta6.out" ] \
         || { cat "$WORK/ta6.err" >&2; exit 1; }
