@@ -37,9 +37,9 @@ static inline __attribute__((always_inline)) uint64_t cutap_rec_clock(void)
     return m == CUTAP_RCLK_NS ? cutap_now_ns() : cutap_rec_clock_converted();
 }
 /* The clock of a (clock, CLOCK_MONOTONIC) pair, which tells readers and
- * counting mode the tick rate: the counter itself under CUTAP_RCLK_DIAG,
- * so that the rate, counting's 1 us threshold and the converted times
- * stay those of the real clock (the diagnostic's times are ticks of it). */
+ * counting mode the tick rate: under CUTAP_RCLK_DIAG the time-stamp
+ * counter, not the diagnostic's counter, so that the rate, counting's 1 us
+ * threshold and the converted times stay the real clock's. */
 static inline uint64_t cutap_rec_clock_for_pair(void)
 {
     if (__builtin_expect(__atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED) == CUTAP_RCLK_DIAG, 0))
