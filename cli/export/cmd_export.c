@@ -158,7 +158,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
             if (format == EXP_PERFETTO)
                 said = write_perfetto(tr, f) < 0;
             else if (format == EXP_PERFETTO_PROTO)
-                write_perfetto_proto(tr, f);
+                said = write_perfetto_proto(tr, f) < 0;
             else
                 said = write_jsonl(tr, f) < 0;
             /* Write errors (a full disk) stick in the stream: one check at

@@ -11,7 +11,7 @@
 
 /* the formats */
 int write_perfetto(const struct trace *tr, FILE *f);           /* perfetto.c: Chrome/Perfetto JSON */
-void write_perfetto_proto(const struct trace *tr, FILE *f);   /* proto.c: Perfetto protobuf */
+int write_perfetto_proto(const struct trace *tr, FILE *f);   /* proto.c: Perfetto protobuf; -1 after a message */
 int write_jsonl(const struct trace *tr, FILE *f);              /* jsonl.c */
 int write_sqlite(const struct trace *tr, const char *path);   /* sqlite.c: 0, or -1 after a message */
 int write_sqlite_prepare(const char **why);                   /* sqlite.c: libsqlite3 loaded first */

@@ -29,6 +29,7 @@
  * instants, a range that does not nest a slice on a track of its own.
  * About 38 bytes a call; no argument words (the JSON lines and SQLite
  * exports have them). */
+#define _GNU_SOURCE   /* fwrite_unlocked */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,7 @@ struct seq {
 
 struct writer {
     FILE *f;
+    int per_call;           /* f is a block's stream (cli/parallel.c): flushed after each entry */
     struct pf_proc *pp;
     unsigned char *out;     /* packets gathered, written 1 MiB at a time */
     size_t nout;
@@ -134,7 +136,7 @@ struct writer {
 
 static void out_flush(struct writer *w)
 {
-    fwrite(w->out, 1, w->nout, w->f);
+    fwrite_unlocked(w->out, 1, w->nout, w->f);
     w->nout = 0;
 }
 
@@ -143,7 +145,7 @@ static void out_bytes(struct writer *w, const void *b, size_t n)
     if (w->nout + n > OUT_SIZE) {
         out_flush(w);
         if (n > OUT_SIZE) {
-            fwrite(b, 1, n, w->f);
+            fwrite_unlocked(b, 1, n, w->f);
             return;
         }
     }
@@ -477,49 +479,69 @@ static void async_range(struct writer *w, const struct tr_call *c)
     }
 }
 
-void write_perfetto_proto(const struct trace *tr, FILE *f)
+/* One call or range, in the order of the trace (cli/parallel.c: with one
+ * worker the walk and the file are on the calling thread and this on the
+ * worker, in order: the sequences' state stays sequential). */
+static void proto_entry(void *wv, FILE *f, const struct tr_call *c, size_t index, size_t n)
+{
+    (void)index, (void)n;
+    struct writer *w = wv;
+    const struct trace *tr = w->tr;
+    w->f = f;
+    struct seq *s = &w->seqs[c->thread];
+    if (!s->named)
+        s->named = xcalloc(w->named_bytes, 1);
+    close_to(w, c->thread, c->depth, c->t0);
+    int layer = tr->names[c->name].layer;
+    if (c->rflags & TR_RF_RANGE) {
+        const struct tr_range *r = tr_range_of(c);
+        if (r->kind == TR_RANGE_MARK) {
+            event(w, c->thread, 3, rel(tr, c->t0), c->name, layer, 0);
+            goto done;
+        }
+        if (c->rflags & TR_RF_ASYNC) {
+            async_range(w, c);
+            goto done;
+        }
+    }
+    const struct tr_gpu *gx;
+    size_t pi = tr->threads[c->thread].proc, ng = tr_gpu_of(&tr->procs[pi], c, &gx);
+    if (ng) {   /* a launch: flows to what it put on the GPU */
+        uint64_t *flows = xcalloc(ng, sizeof *flows);
+        size_t nf = 0, k0 = (size_t)(gx - tr->procs[pi].gpu);
+        for (size_t k = 0; k < ng; k++)
+            if (gx[k].t0 && gx[k].t1 >= gx[k].t0)
+                flows[nf++] = gpu_flow(pi, k0 + k);
+        event_flows(w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0, flows, nf);
+        free(flows);
+    } else {
+        event(w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0);
+    }
+    push(w, c->thread, c->t1, c->depth);
+done:
+    if (w->per_call)
+        out_flush(w);   /* the block's stream is written out once the block is done */
+}
+
+int write_perfetto_proto(const struct trace *tr, FILE *f)
 {
     struct writer w = {.f = f, .tr = tr, .async_uuid = (uint64_t)1 << 62};
     w.seqs = xcalloc(tr->nthreads, sizeof *w.seqs);
     w.out = xcalloc(OUT_SIZE, 1);
     w.pp = pf_procs(tr);
     descriptors(&w);
-    struct tr_iter it;
-    tr_iter_init(&it, tr, "export");
     w.named_bytes = (tr->nnames + 7) / 8;   /* the names are all known: nothing interns during the walk */
-    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        struct seq *s = &w.seqs[c->thread];
-        if (!s->named)
-            s->named = xcalloc(w.named_bytes, 1);
-        close_to(&w, c->thread, c->depth, c->t0);
-        int layer = tr->names[c->name].layer;
-        if (c->rflags & TR_RF_RANGE) {
-            const struct tr_range *r = tr_range_of(c);
-            if (r->kind == TR_RANGE_MARK) {
-                event(&w, c->thread, 3, rel(tr, c->t0), c->name, layer, 0);
-                continue;
-            }
-            if (c->rflags & TR_RF_ASYNC) {
-                async_range(&w, c);
-                continue;
-            }
-        }
-        const struct tr_gpu *gx;
-        size_t pi = tr->threads[c->thread].proc, ng = tr_gpu_of(&tr->procs[pi], c, &gx);
-        if (ng) {   /* a launch: flows to what it put on the GPU */
-            uint64_t *flows = xcalloc(ng, sizeof *flows);
-            size_t nf = 0, k0 = (size_t)(gx - tr->procs[pi].gpu);
-            for (size_t k = 0; k < ng; k++)
-                if (gx[k].t0 && gx[k].t1 >= gx[k].t0)
-                    flows[nf++] = gpu_flow(pi, k0 + k);
-            event_flows(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0, flows, nf);
-            free(flows);
-        } else {
-            event(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0);
-        }
-        push(&w, c->thread, c->t1, c->depth);
-    }
-    tr_iter_free(&it);
+    out_flush(&w);   /* the descriptors, before the blocks */
+    /* the walk and the file on this thread, the encoding on one worker
+     * where two CPUs may be used (issue #27: about 1.7 times one thread's
+     * rate); its state is one sequence's, so never more than one */
+    unsigned nw = cli_par_workers(tr) ? 1 : 0;
+    w.per_call = nw > 0;
+    struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = proto_entry, .arg = &w};
+    int err, rc = cli_par_run(&par, nw, &err);   /* (a write's error shows in ferror(f)) */
+    (void)err;
+    w.f = f;
+    w.per_call = 0;
     for (size_t t = 0; t < tr->nthreads; t++)
         close_to(&w, t, 0, 0);
     gpu_tracks(&w);
@@ -534,4 +556,5 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
     free(w.pkt.b), free(w.ev.b), free(w.in.b), free(w.tmp.b);
     if (tr->ncounters)
         fprintf(stderr, "cutap export: %zu counters not exported (use --format jsonl or sqlite)\n", tr->ncounters);
+    return rc;
 }

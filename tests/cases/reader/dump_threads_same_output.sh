@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cutap dump` and the JSON lines and Perfetto JSON exports format blocks
 # of calls on several threads and write them in order (cli/parallel.c,
-# issue #27): the output is byte for byte the one thread's
+# issue #27), the perfetto-proto export encodes on one worker while the
+# calling thread reads: the output is byte for byte the one thread's
 # (CUTAP_THREADS=1), whatever the number of threads, on a trace of several
 # processes and layers (strings, errors, demangled kernel names, runtime
 # copies' reports named by object, NVTX ranges) long enough to make many
@@ -36,9 +37,10 @@ done
 CUTAP_THREADS=4 timeout 60 "$CUTAP" dump "$WORK/dt" 2>"$WORK/head.err" | head -3 >/dev/null
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] && [ ! -s "$WORK/head.err" ] || { say "  dump | head: exit $rc, $(cat "$WORK/head.err")"; exit 1; }
-for fmt in jsonl perfetto; do
+for fmt in jsonl perfetto perfetto-proto; do
     CUTAP_THREADS=1 "$CUTAP" export --format $fmt -o "$WORK/one.$fmt" "$WORK/dt" 2>/dev/null || { say "  export $fmt failed"; exit 1; }
-    grep -q '"range"\|"ph":"X"' "$WORK/one.$fmt" || { say "  export $fmt: no calls or ranges"; exit 1; }
+    [ $fmt = perfetto-proto ] || grep -q '"range"\|"ph":"X"' "$WORK/one.$fmt" || { say "  export $fmt: no calls or ranges"; exit 1; }
+    [ $fmt != perfetto-proto ] || [ "$(stat -c %s "$WORK/one.$fmt")" -gt 300000 ] || { say "  export $fmt: too small"; exit 1; }
     for th in 2 3 ""; do
         rm -f "$WORK/many.$fmt"
         CUTAP_THREADS=$th "$CUTAP" export --format $fmt -o "$WORK/many.$fmt" "$WORK/dt" 2>/dev/null \
