@@ -1,5 +1,5 @@
 /* Helpers shared by the benchmark programs (bench/passthrough.c,
- * bench/gpu/overhead.c). */
+ * bench/coldcall.c, bench/gpu/overhead.c, bench/gpu/abcall.c). */
 #ifndef CUTAP_BENCH_UTIL_H
 #define CUTAP_BENCH_UTIL_H
 #include <stdio.h>
@@ -20,6 +20,18 @@ static inline double median(double *v, int n)
         return 0;
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The median of v (sorted in place) and its 95 % interval: the order
+ * statistics n/2 -+ 0.98 sqrt(n) (the binomial's normal approximation).
+ * Link with -lm. */
+#include <math.h>
+static inline void med_ci(double *v, int n, double *m, double *lo, double *hi)
+{
+    *m = median(v, n);
+    int k = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)), j = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
+    *lo = v[k < 0 ? 0 : k];
+    *hi = v[j >= n ? n - 1 : j];
 }
 
 /* What one read of the time-stamp counter costs here, ns (the median of 5

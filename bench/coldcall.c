@@ -128,14 +128,6 @@ static int child(int pairs)
     return 0;
 }
 
-static void med_ci(double *v, int n, double *m, double *lo, double *hi)
-{
-    *m = median(v, n);
-    int k = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)), j = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
-    *lo = v[k < 0 ? 0 : k];
-    *hi = v[j >= n ? n - 1 : j];
-}
-
 int main(int argc, char **argv)
 {
     int pairs = argc > 1 ? atoi(argv[1]) : 60;

@@ -241,16 +241,6 @@ static int child(int triples)
     return cur == D.ctx && d == 0 ? 0 : 1;
 }
 
-/* The median of v (sorted in place) and its 95 % interval: the order
- * statistics n/2 -+ 0.98 sqrt(n) (the binomial's normal approximation). */
-static void med_ci(double *v, int n, double *m, double *lo, double *hi)
-{
-    *m = median(v, n);
-    int k = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)), j = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
-    *lo = v[k < 0 ? 0 : k];
-    *hi = v[j >= n ? n - 1 : j];
-}
-
 int main(int argc, char **argv)
 {
     int triples = argc > 1 ? atoi(argv[1]) : 40, procs = argc > 2 ? atoi(argv[2]) : 2;
