@@ -16,6 +16,14 @@ is a kernel to name. Trace mode writes the same record as the general path
 call as count_fast does; whatever these do not handle (the id's first call
 in the file, a full chunk, a timed count) goes to cutap_slow_<name>.
 
+What a fast path reads is kept to few lines (issue #27: in a program that
+runs its own code between two CUDA calls most of them are misses): the
+thread's state through %fs (its offset on cutap_hotline, with the clock's
+mode, not in the GOT), the real function from the id's slot of the
+front's table (the line the entry just loaded), the record. A trace fast
+path is handed out to an id already named in the file only, so it does
+not check.
+
 Functions get a fast path when they are typed, return no float, and capture
 nothing or only up to two 4- or 8-byte outputs (the recorder's SIMPLE
 plans: cuCtxGetCurrent, cudaGetDevice, cuMemAlloc, cuDeviceGetAttribute,
@@ -50,7 +58,7 @@ def one(f, nostatus, karg):
     n = len(f.params)
     pfn = pfn_type(f)
     args = ", ".join(p.name for p in f.params)
-    real = "((%s)cutap_real[CUTAP_ID_%s])(%s)" % (pfn, f.name, args)
+    real = "((%s)CUTAP_FP_REAL(CUTAP_ID_%s))(%s)" % (pfn, f.name, args)
     slow = "cutap_slow_%s(%s)" % (f.name, args)
     void = f.ret_abi == "void"
     ret_slow = "%s;\n        return;" % slow if void else "return %s;" % slow
@@ -62,16 +70,16 @@ def one(f, nostatus, karg):
     out = []
     # trace
     out.append("CUTAP_SLOW %s\n{" % proto(f, "cutap_tr_" + f.name))
-    out.append("    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_%s, %d);"
-               % (f.name, nslots(n, len(caps))))
-    out.append("    if (__builtin_expect(!cutap_r, 0)) {\n        %s\n    }" % ret_slow)
+    out.append("    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;")
+    out.append("    struct cutap_rec_call *cutap_r;")
+    out.append("    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, %d, &cutap_r), 0)) {\n        %s\n    }"
+               % (nslots(n, len(caps)), ret_slow))
     if n or caps:
         out.append("    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));")
     for i, p in enumerate(f.params):
         out.append("    cutap_w[%d] = %s;" % (i, to_word(p, p.name)))
     for k, (a, s) in enumerate(caps):
         out.append("    cutap_w[%d] = CUTAP_FP_CAP(%d, 0, CUTAP_CAPS_NONE);" % (n + 2 * k, a))
-    out.append("    struct cutap_thread *cutap_t = &cutap_tls;")
     out.append("    uint32_t cutap_d = cutap_t->depth;")
     out.append("    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | %du << 16 | %du << 24;" % (n, len(caps)))
     out.append("    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);")
@@ -114,8 +122,9 @@ def one(f, nostatus, karg):
     out.append(ret + "}")
     cs_at = len(out)
     out.append("CUTAP_SLOW %s\n{" % proto(f, "cutap_ct_" + f.name))
+    out.append("    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;")
     out.append("    struct cutap_counter *cutap_c;")
-    out.append("    int cutap_how = cutap_fp_counter(CUTAP_ID_%s, &cutap_c);" % f.name)
+    out.append("    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_%s, &cutap_c);" % f.name)
     sargs = ", ".join(["cutap_c"] + [p.name for p in f.params])
     pargs = ", ".join(p.name for p in f.params)
     params = ", ".join(("%s%s" if p.abi.endswith("*") else "%s %s") % (p.abi, p.name) for p in f.params) or "void"
@@ -141,7 +150,6 @@ def one(f, nostatus, karg):
     # the trace paths do, this assumes what the real call does to the
     # depth it undoes (every intercepted call inside it nests); a call
     # left open inside (a longjmp out of a nested one) is not carried out.
-    out.append("    struct cutap_thread *cutap_t = &cutap_tls;")
     out.append("    uint32_t cutap_d = cutap_t->depth;")
     out.append("    cutap_t->depth = cutap_d + 1;")
     out.append("    " + res_decl)

@@ -4,7 +4,7 @@ function cutap intercepts, typed or not, of the driver and of each layer.
 
 The front's entries are the exported names:
 
-    name:   movq cutap_front_hot+8*id(%rip), %r11
+    name:   movq cutap_front_hot+16*id(%rip), %r11
             testq %r11, %r11
             jz 1f
             jmp *%r11           where the core sent calls of this id: the
@@ -12,6 +12,11 @@ The front's entries are the exported names:
                                 path, a resolver or a trampoline stub
     1:      movl $id, %r11d
             jmp cutap_front_slow   the core not loaded yet (src/front)
+
+The table's entries are pairs (struct cutap_hot_slot): where calls go,
+then the real function the recorder's generated fast path calls (issue
+#27: a traced call then reads the real function from the line its entry
+just loaded, not from another table's).
 
 A process that never calls CUDA runs no more than the jump: the core
 (every table, wrapper and decoder: 30 MB, 80,000 relocations) is loaded
@@ -57,7 +62,7 @@ def front(model):
                 "\t.p2align 4",
                 "%s:" % f.name,
                 "\t.cfi_startproc",
-                "\tmovq cutap_front_hot+%d(%%rip), %%r11" % (8 * id_),
+                "\tmovq cutap_front_hot+%d(%%rip), %%r11" % (16 * id_),
                 "\ttestq %r11, %r11",
                 "\tjz 1f",
                 "\tjmp *%r11",
@@ -67,7 +72,8 @@ def front(model):
                 "\t.cfi_endproc",
                 "\t.size %s,.-%s" % (f.name, f.name)]
     # The table, zero until the core fills it; cutap_hot is its name for
-    # the core (exported: the core links against the front).
+    # the core (exported: the core links against the front). 16 bytes an
+    # id: where calls go, and the real function for the fast paths.
     n = count(model)
     out += ["",
             "\t.bss",
@@ -76,12 +82,12 @@ def front(model):
             "\t.type cutap_front_hot,@object",
             "\t.p2align 6",
             "cutap_front_hot:",
-            "\t.zero %d" % (8 * n),
+            "\t.zero %d" % (16 * n),
             "\t.size cutap_front_hot,.-cutap_front_hot",
             "\t.globl cutap_hot",
             "\t.type cutap_hot,@object",
             "\t.set cutap_hot, cutap_front_hot",
-            "\t.size cutap_hot, %d" % (8 * n),
+            "\t.size cutap_hot, %d" % (16 * n),
             '\t.section .note.GNU-stack,"",@progbits']
     return "\n".join(out) + "\n"
 
@@ -101,7 +107,7 @@ def core(model):
                 "%s:" % f.name,
                 "\t.cfi_startproc",
                 "\tmovq cutap_hot@GOTPCREL(%rip), %r11",
-                "\tmovq %d(%%r11), %%r11" % (8 * id_),
+                "\tmovq %d(%%r11), %%r11" % (16 * id_),
                 "\ttestq %r11, %r11",
                 "\tjz cutap_slow_%s" % f.name,
                 "\tjmp *%r11",

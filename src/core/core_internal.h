@@ -445,6 +445,16 @@ uint32_t cutap_record_origin(const void *fn);
 extern _Atomic uint32_t cutap_record_epoch;
 extern _Atomic uint8_t cutap_fast_mask;
 extern int cutap_fast_kind;
+/* meta.c: the ids named in this trace file (the first call of each, on
+ * the general path, writes its name; then it refreshes the id, since a
+ * trace fast path is handed out only to a named id: it does not check) */
+extern _Atomic uint8_t cutap_named[];
+/* refresh_id where no refresh is under way (a trylock: the naming thread
+ * may be inside one, or a signal handler on a thread that is); 0 done */
+int cutap_refresh_id_try(uint32_t id);
+/* A forked child (single-threaded), before its file names anything: every
+ * trace fast path back to the general path, which names each id again. */
+void cutap_fast_trace_forget(void);
 /* calls.c: counting mode's fast path for an untyped call whose result is
  * never an error (an export-table slot, an undeclared export): counts it,
  * untimed, and returns 1 when the countdown does not pick it and its

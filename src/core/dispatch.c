@@ -56,12 +56,12 @@ static void refresh_locked(uint32_t id)
              * call must find out which major the layer is before any typed
              * code touches its arguments (a library of an older major may
              * be loaded later, whose signature may be another). */
-            atomic_store(&cutap_hot[id], resolver);
+            atomic_store(&cutap_hot[id].to, resolver);
             return;
         }
         if (route) {
             __atomic_store_n(&route->active, (uint8_t)(want || !route->real), __ATOMIC_RELEASE);
-            atomic_store(&cutap_hot[id], cutap_lib_route_stub(id));
+            atomic_store(&cutap_hot[id].to, cutap_lib_route_stub(id));
             return;
         }
     }
@@ -73,18 +73,24 @@ static void refresh_locked(uint32_t id)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         /* (a variant of an older major has no fast path: those take the
          * pinned signature) */
-        if (want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) && mask == atomic_load(&cutap_fast_mask))
+        if (want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) && mask == atomic_load(&cutap_fast_mask) &&
+            (kind != 1 || atomic_load_explicit(&cutap_named[id], memory_order_acquire)))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
+        /* the fast paths call the real function from the slot (set before
+         * its entry, never cleared: a thread still inside a fast path the
+         * entry no longer names calls it) */
+        if (real)
+            __atomic_store_n(&cutap_hot[id].real, real, __ATOMIC_RELEASE);
         /* none of those: the typed slow path (the front's entry jumps to
          * whatever is here; 0 would mean "core not loaded" to it) */
-        atomic_store(&cutap_hot[id], hot ? hot : cutap_static_slow(id));
+        atomic_store(&cutap_hot[id].to, hot ? hot : cutap_static_slow(id));
         return;
     }
     struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
     if (ctx)
         __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
     if (id < CUTAP_STATIC_COUNT)   /* untyped: its trampoline stub, always */
-        atomic_store(&cutap_hot[id], cutap_untyped_stub(id));
+        atomic_store(&cutap_hot[id].to, cutap_untyped_stub(id));
 }
 
 /* The front's entry of static id, while cutap_hot[id] is still 0 (the
@@ -94,7 +100,7 @@ void *cutap_core_entry(uint32_t id)
     if (id >= CUTAP_STATIC_COUNT)
         return NULL;
     cutap_refresh_id(id);
-    return atomic_load(&cutap_hot[id]);
+    return atomic_load(&cutap_hot[id].to);
 }
 
 void cutap_refresh_id(uint32_t id)
@@ -102,6 +108,22 @@ void cutap_refresh_id(uint32_t id)
     pthread_mutex_lock(&refresh_lock);
     refresh_locked(id);
     pthread_mutex_unlock(&refresh_lock);
+}
+
+int cutap_refresh_id_try(uint32_t id)
+{
+    if (pthread_mutex_trylock(&refresh_lock))
+        return -1;
+    refresh_locked(id);
+    pthread_mutex_unlock(&refresh_lock);
+    return 0;
+}
+
+void cutap_fast_trace_forget(void)
+{
+    for (uint32_t id = 0; id < CUTAP_STATIC_COUNT; id++)
+        if (cutap_fast_trace[id] && atomic_load(&cutap_hot[id].to) == cutap_fast_trace[id])
+            atomic_store(&cutap_hot[id].to, cutap_static_slow(id));
 }
 
 int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx)

@@ -308,7 +308,7 @@ void *cutap_front_resolve(uint32_t id, const void *caller)
     const char *name = cutap_front_names + cutap_front_name_at[id];
     if ((to = cutap_front_next(name, NULL))) {
         if (!loading)
-            __atomic_store_n(&cutap_hot[id], to, __ATOMIC_RELEASE);
+            __atomic_store_n(&cutap_hot[id].to, to, __ATOMIC_RELEASE);
         return to;
     }
     if ((to = cutap_front_caller_group(name, NULL, caller)))

@@ -284,10 +284,19 @@ const void *cutap_elf_dynamic(struct dl_phdr_info *info);   /* its PT_DYNAMIC, o
 
 /* --- where each call goes (src/generated/front_tables.c) --------------- */
 
-/* Fast path of every typed wrapper: the real function while no client wants
- * the id and the driver is resolved; NULL otherwise (then the wrapper takes
- * the core's dispatch). One load and one test per call. */
-extern void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
+/* Where a call of each static id goes (src/generated/fronts.S): to is
+ * what the front's entry jumps to (the real function while no client wants
+ * the id, a generated fast path, the typed slow path, a resolver or a
+ * trampoline stub; 0 until the core set it: the core not loaded). real is
+ * the real function as the core's refresh last saw it, for the recorder's
+ * generated fast paths: beside to, so that a traced call finds it on the
+ * line its entry just loaded (issue #27: a call in a large program finds
+ * few of its lines in the nearest caches). */
+struct cutap_hot_slot {
+    void *_Atomic to;
+    void *real;
+};
+extern struct cutap_hot_slot cutap_hot[CUTAP_STATIC_COUNT];
 
 /* --- the thread state (front/tls.c) -------------------------------------
  * Everything cutap keeps per thread, in one initial-exec TLS block,
@@ -349,6 +358,7 @@ struct cutap_thread {
         uint32_t client, h;
     } map_asked;
 };
-extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
+/* (on a line of its own: the fast paths touch its first 64 bytes only) */
+extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec"), aligned(64)));
 
 #endif

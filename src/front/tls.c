@@ -5,4 +5,4 @@
  * TLS block"); the front is in the initial block. */
 #include "front_internal.h"
 
-CUTAP_FRONT __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
+CUTAP_FRONT __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec"), aligned(64)));

@@ -9,7 +9,7 @@
 nvtxDomainCreateA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30680(%r11), %r11
+	movq 61360(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainCreateA
 	jmp *%r11
@@ -22,7 +22,7 @@ nvtxDomainCreateA:
 nvtxDomainCreateA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30688(%r11), %r11
+	movq 61376(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainCreateA_impl_init_v3
 	jmp *%r11
@@ -35,7 +35,7 @@ nvtxDomainCreateA_impl_init_v3:
 nvtxDomainCreateW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30696(%r11), %r11
+	movq 61392(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainCreateW
 	jmp *%r11
@@ -48,7 +48,7 @@ nvtxDomainCreateW:
 nvtxDomainCreateW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30704(%r11), %r11
+	movq 61408(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainCreateW_impl_init_v3
 	jmp *%r11
@@ -61,7 +61,7 @@ nvtxDomainCreateW_impl_init_v3:
 nvtxDomainDestroy:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30712(%r11), %r11
+	movq 61424(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainDestroy
 	jmp *%r11
@@ -74,7 +74,7 @@ nvtxDomainDestroy:
 nvtxDomainDestroy_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30720(%r11), %r11
+	movq 61440(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainDestroy_impl_init_v3
 	jmp *%r11
@@ -87,7 +87,7 @@ nvtxDomainDestroy_impl_init_v3:
 nvtxDomainMarkEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30728(%r11), %r11
+	movq 61456(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainMarkEx
 	jmp *%r11
@@ -100,7 +100,7 @@ nvtxDomainMarkEx:
 nvtxDomainMarkEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30736(%r11), %r11
+	movq 61472(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainMarkEx_impl_init_v3
 	jmp *%r11
@@ -113,7 +113,7 @@ nvtxDomainMarkEx_impl_init_v3:
 nvtxDomainNameCategoryA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30744(%r11), %r11
+	movq 61488(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainNameCategoryA
 	jmp *%r11
@@ -126,7 +126,7 @@ nvtxDomainNameCategoryA:
 nvtxDomainNameCategoryA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30752(%r11), %r11
+	movq 61504(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainNameCategoryA_impl_init_v3
 	jmp *%r11
@@ -139,7 +139,7 @@ nvtxDomainNameCategoryA_impl_init_v3:
 nvtxDomainNameCategoryW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30760(%r11), %r11
+	movq 61520(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainNameCategoryW
 	jmp *%r11
@@ -152,7 +152,7 @@ nvtxDomainNameCategoryW:
 nvtxDomainNameCategoryW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30768(%r11), %r11
+	movq 61536(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainNameCategoryW_impl_init_v3
 	jmp *%r11
@@ -165,7 +165,7 @@ nvtxDomainNameCategoryW_impl_init_v3:
 nvtxDomainRangeEnd:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30776(%r11), %r11
+	movq 61552(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangeEnd
 	jmp *%r11
@@ -178,7 +178,7 @@ nvtxDomainRangeEnd:
 nvtxDomainRangeEnd_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30784(%r11), %r11
+	movq 61568(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangeEnd_impl_init_v3
 	jmp *%r11
@@ -191,7 +191,7 @@ nvtxDomainRangeEnd_impl_init_v3:
 nvtxDomainRangePop:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30792(%r11), %r11
+	movq 61584(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangePop
 	jmp *%r11
@@ -204,7 +204,7 @@ nvtxDomainRangePop:
 nvtxDomainRangePop_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30800(%r11), %r11
+	movq 61600(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangePop_impl_init_v3
 	jmp *%r11
@@ -217,7 +217,7 @@ nvtxDomainRangePop_impl_init_v3:
 nvtxDomainRangePushEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30808(%r11), %r11
+	movq 61616(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangePushEx
 	jmp *%r11
@@ -230,7 +230,7 @@ nvtxDomainRangePushEx:
 nvtxDomainRangePushEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30816(%r11), %r11
+	movq 61632(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangePushEx_impl_init_v3
 	jmp *%r11
@@ -243,7 +243,7 @@ nvtxDomainRangePushEx_impl_init_v3:
 nvtxDomainRangeStartEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30824(%r11), %r11
+	movq 61648(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangeStartEx
 	jmp *%r11
@@ -256,7 +256,7 @@ nvtxDomainRangeStartEx:
 nvtxDomainRangeStartEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30832(%r11), %r11
+	movq 61664(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRangeStartEx_impl_init_v3
 	jmp *%r11
@@ -269,7 +269,7 @@ nvtxDomainRangeStartEx_impl_init_v3:
 nvtxDomainRegisterStringA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30840(%r11), %r11
+	movq 61680(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRegisterStringA
 	jmp *%r11
@@ -282,7 +282,7 @@ nvtxDomainRegisterStringA:
 nvtxDomainRegisterStringA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30848(%r11), %r11
+	movq 61696(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRegisterStringA_impl_init_v3
 	jmp *%r11
@@ -295,7 +295,7 @@ nvtxDomainRegisterStringA_impl_init_v3:
 nvtxDomainRegisterStringW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30856(%r11), %r11
+	movq 61712(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRegisterStringW
 	jmp *%r11
@@ -308,7 +308,7 @@ nvtxDomainRegisterStringW:
 nvtxDomainRegisterStringW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30864(%r11), %r11
+	movq 61728(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainRegisterStringW_impl_init_v3
 	jmp *%r11
@@ -321,7 +321,7 @@ nvtxDomainRegisterStringW_impl_init_v3:
 nvtxDomainResourceCreate:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30872(%r11), %r11
+	movq 61744(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainResourceCreate
 	jmp *%r11
@@ -334,7 +334,7 @@ nvtxDomainResourceCreate:
 nvtxDomainResourceCreate_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30880(%r11), %r11
+	movq 61760(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainResourceCreate_impl_init_v3
 	jmp *%r11
@@ -347,7 +347,7 @@ nvtxDomainResourceCreate_impl_init_v3:
 nvtxDomainResourceDestroy:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30888(%r11), %r11
+	movq 61776(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainResourceDestroy
 	jmp *%r11
@@ -360,7 +360,7 @@ nvtxDomainResourceDestroy:
 nvtxDomainResourceDestroy_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30896(%r11), %r11
+	movq 61792(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainResourceDestroy_impl_init_v3
 	jmp *%r11
@@ -373,7 +373,7 @@ nvtxDomainResourceDestroy_impl_init_v3:
 nvtxDomainSyncUserAcquireFailed_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30904(%r11), %r11
+	movq 61808(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3
 	jmp *%r11
@@ -386,7 +386,7 @@ nvtxDomainSyncUserAcquireFailed_impl_init_v3:
 nvtxDomainSyncUserAcquireStart_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30912(%r11), %r11
+	movq 61824(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3
 	jmp *%r11
@@ -399,7 +399,7 @@ nvtxDomainSyncUserAcquireStart_impl_init_v3:
 nvtxDomainSyncUserAcquireSuccess_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30920(%r11), %r11
+	movq 61840(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3
 	jmp *%r11
@@ -412,7 +412,7 @@ nvtxDomainSyncUserAcquireSuccess_impl_init_v3:
 nvtxDomainSyncUserCreate_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30928(%r11), %r11
+	movq 61856(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3
 	jmp *%r11
@@ -425,7 +425,7 @@ nvtxDomainSyncUserCreate_impl_init_v3:
 nvtxDomainSyncUserDestroy_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30936(%r11), %r11
+	movq 61872(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3
 	jmp *%r11
@@ -438,7 +438,7 @@ nvtxDomainSyncUserDestroy_impl_init_v3:
 nvtxDomainSyncUserReleasing_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30944(%r11), %r11
+	movq 61888(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3
 	jmp *%r11
@@ -451,7 +451,7 @@ nvtxDomainSyncUserReleasing_impl_init_v3:
 nvtxEtiGetModuleFunctionTable_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30952(%r11), %r11
+	movq 61904(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxEtiGetModuleFunctionTable_v3
 	jmp *%r11
@@ -464,7 +464,7 @@ nvtxEtiGetModuleFunctionTable_v3:
 nvtxEtiSetInjectionNvtxVersion_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30960(%r11), %r11
+	movq 61920(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3
 	jmp *%r11
@@ -477,7 +477,7 @@ nvtxEtiSetInjectionNvtxVersion_v3:
 nvtxGetExportTable_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30968(%r11), %r11
+	movq 61936(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxGetExportTable_v3
 	jmp *%r11
@@ -490,7 +490,7 @@ nvtxGetExportTable_v3:
 nvtxInitOnce_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30976(%r11), %r11
+	movq 61952(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxInitOnce_v3
 	jmp *%r11
@@ -503,7 +503,7 @@ nvtxInitOnce_v3:
 nvtxInitialize:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30984(%r11), %r11
+	movq 61968(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxInitialize
 	jmp *%r11
@@ -516,7 +516,7 @@ nvtxInitialize:
 nvtxInitializeInjectionLibrary_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 30992(%r11), %r11
+	movq 61984(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxInitializeInjectionLibrary_v3
 	jmp *%r11
@@ -529,7 +529,7 @@ nvtxInitializeInjectionLibrary_v3:
 nvtxInitialize_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31000(%r11), %r11
+	movq 62000(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxInitialize_impl_init_v3
 	jmp *%r11
@@ -542,7 +542,7 @@ nvtxInitialize_impl_init_v3:
 nvtxMarkA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31008(%r11), %r11
+	movq 62016(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkA
 	jmp *%r11
@@ -555,7 +555,7 @@ nvtxMarkA:
 nvtxMarkA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31016(%r11), %r11
+	movq 62032(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkA_impl_init_v3
 	jmp *%r11
@@ -568,7 +568,7 @@ nvtxMarkA_impl_init_v3:
 nvtxMarkEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31024(%r11), %r11
+	movq 62048(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkEx
 	jmp *%r11
@@ -581,7 +581,7 @@ nvtxMarkEx:
 nvtxMarkEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31032(%r11), %r11
+	movq 62064(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkEx_impl_init_v3
 	jmp *%r11
@@ -594,7 +594,7 @@ nvtxMarkEx_impl_init_v3:
 nvtxMarkW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31040(%r11), %r11
+	movq 62080(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkW
 	jmp *%r11
@@ -607,7 +607,7 @@ nvtxMarkW:
 nvtxMarkW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31048(%r11), %r11
+	movq 62096(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxMarkW_impl_init_v3
 	jmp *%r11
@@ -620,7 +620,7 @@ nvtxMarkW_impl_init_v3:
 nvtxNameCategoryA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31056(%r11), %r11
+	movq 62112(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCategoryA
 	jmp *%r11
@@ -633,7 +633,7 @@ nvtxNameCategoryA:
 nvtxNameCategoryA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31064(%r11), %r11
+	movq 62128(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCategoryA_impl_init_v3
 	jmp *%r11
@@ -646,7 +646,7 @@ nvtxNameCategoryA_impl_init_v3:
 nvtxNameCategoryW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31072(%r11), %r11
+	movq 62144(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCategoryW
 	jmp *%r11
@@ -659,7 +659,7 @@ nvtxNameCategoryW:
 nvtxNameCategoryW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31080(%r11), %r11
+	movq 62160(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCategoryW_impl_init_v3
 	jmp *%r11
@@ -672,7 +672,7 @@ nvtxNameCategoryW_impl_init_v3:
 nvtxNameClCommandQueueA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31088(%r11), %r11
+	movq 62176(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClCommandQueueA_impl_init_v3
 	jmp *%r11
@@ -685,7 +685,7 @@ nvtxNameClCommandQueueA_impl_init_v3:
 nvtxNameClCommandQueueW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31096(%r11), %r11
+	movq 62192(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClCommandQueueW_impl_init_v3
 	jmp *%r11
@@ -698,7 +698,7 @@ nvtxNameClCommandQueueW_impl_init_v3:
 nvtxNameClContextA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31104(%r11), %r11
+	movq 62208(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClContextA_impl_init_v3
 	jmp *%r11
@@ -711,7 +711,7 @@ nvtxNameClContextA_impl_init_v3:
 nvtxNameClContextW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31112(%r11), %r11
+	movq 62224(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClContextW_impl_init_v3
 	jmp *%r11
@@ -724,7 +724,7 @@ nvtxNameClContextW_impl_init_v3:
 nvtxNameClDeviceA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31120(%r11), %r11
+	movq 62240(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClDeviceA_impl_init_v3
 	jmp *%r11
@@ -737,7 +737,7 @@ nvtxNameClDeviceA_impl_init_v3:
 nvtxNameClDeviceW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31128(%r11), %r11
+	movq 62256(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClDeviceW_impl_init_v3
 	jmp *%r11
@@ -750,7 +750,7 @@ nvtxNameClDeviceW_impl_init_v3:
 nvtxNameClEventA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31136(%r11), %r11
+	movq 62272(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClEventA_impl_init_v3
 	jmp *%r11
@@ -763,7 +763,7 @@ nvtxNameClEventA_impl_init_v3:
 nvtxNameClEventW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31144(%r11), %r11
+	movq 62288(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClEventW_impl_init_v3
 	jmp *%r11
@@ -776,7 +776,7 @@ nvtxNameClEventW_impl_init_v3:
 nvtxNameClMemObjectA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31152(%r11), %r11
+	movq 62304(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClMemObjectA_impl_init_v3
 	jmp *%r11
@@ -789,7 +789,7 @@ nvtxNameClMemObjectA_impl_init_v3:
 nvtxNameClMemObjectW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31160(%r11), %r11
+	movq 62320(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClMemObjectW_impl_init_v3
 	jmp *%r11
@@ -802,7 +802,7 @@ nvtxNameClMemObjectW_impl_init_v3:
 nvtxNameClProgramA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31168(%r11), %r11
+	movq 62336(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClProgramA_impl_init_v3
 	jmp *%r11
@@ -815,7 +815,7 @@ nvtxNameClProgramA_impl_init_v3:
 nvtxNameClProgramW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31176(%r11), %r11
+	movq 62352(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClProgramW_impl_init_v3
 	jmp *%r11
@@ -828,7 +828,7 @@ nvtxNameClProgramW_impl_init_v3:
 nvtxNameClSamplerA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31184(%r11), %r11
+	movq 62368(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClSamplerA_impl_init_v3
 	jmp *%r11
@@ -841,7 +841,7 @@ nvtxNameClSamplerA_impl_init_v3:
 nvtxNameClSamplerW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31192(%r11), %r11
+	movq 62384(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameClSamplerW_impl_init_v3
 	jmp *%r11
@@ -854,7 +854,7 @@ nvtxNameClSamplerW_impl_init_v3:
 nvtxNameCuContextA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31200(%r11), %r11
+	movq 62400(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuContextA_impl_init_v3
 	jmp *%r11
@@ -867,7 +867,7 @@ nvtxNameCuContextA_impl_init_v3:
 nvtxNameCuContextW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31208(%r11), %r11
+	movq 62416(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuContextW_impl_init_v3
 	jmp *%r11
@@ -880,7 +880,7 @@ nvtxNameCuContextW_impl_init_v3:
 nvtxNameCuDeviceA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31216(%r11), %r11
+	movq 62432(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuDeviceA_impl_init_v3
 	jmp *%r11
@@ -893,7 +893,7 @@ nvtxNameCuDeviceA_impl_init_v3:
 nvtxNameCuDeviceW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31224(%r11), %r11
+	movq 62448(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuDeviceW_impl_init_v3
 	jmp *%r11
@@ -906,7 +906,7 @@ nvtxNameCuDeviceW_impl_init_v3:
 nvtxNameCuEventA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31232(%r11), %r11
+	movq 62464(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuEventA_impl_init_v3
 	jmp *%r11
@@ -919,7 +919,7 @@ nvtxNameCuEventA_impl_init_v3:
 nvtxNameCuEventW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31240(%r11), %r11
+	movq 62480(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuEventW_impl_init_v3
 	jmp *%r11
@@ -932,7 +932,7 @@ nvtxNameCuEventW_impl_init_v3:
 nvtxNameCuStreamA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31248(%r11), %r11
+	movq 62496(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuStreamA_impl_init_v3
 	jmp *%r11
@@ -945,7 +945,7 @@ nvtxNameCuStreamA_impl_init_v3:
 nvtxNameCuStreamW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31256(%r11), %r11
+	movq 62512(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCuStreamW_impl_init_v3
 	jmp *%r11
@@ -958,7 +958,7 @@ nvtxNameCuStreamW_impl_init_v3:
 nvtxNameCudaDeviceA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31264(%r11), %r11
+	movq 62528(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaDeviceA_impl_init_v3
 	jmp *%r11
@@ -971,7 +971,7 @@ nvtxNameCudaDeviceA_impl_init_v3:
 nvtxNameCudaDeviceW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31272(%r11), %r11
+	movq 62544(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaDeviceW_impl_init_v3
 	jmp *%r11
@@ -984,7 +984,7 @@ nvtxNameCudaDeviceW_impl_init_v3:
 nvtxNameCudaEventA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31280(%r11), %r11
+	movq 62560(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaEventA_impl_init_v3
 	jmp *%r11
@@ -997,7 +997,7 @@ nvtxNameCudaEventA_impl_init_v3:
 nvtxNameCudaEventW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31288(%r11), %r11
+	movq 62576(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaEventW_impl_init_v3
 	jmp *%r11
@@ -1010,7 +1010,7 @@ nvtxNameCudaEventW_impl_init_v3:
 nvtxNameCudaStreamA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31296(%r11), %r11
+	movq 62592(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaStreamA_impl_init_v3
 	jmp *%r11
@@ -1023,7 +1023,7 @@ nvtxNameCudaStreamA_impl_init_v3:
 nvtxNameCudaStreamW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31304(%r11), %r11
+	movq 62608(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameCudaStreamW_impl_init_v3
 	jmp *%r11
@@ -1036,7 +1036,7 @@ nvtxNameCudaStreamW_impl_init_v3:
 nvtxNameOsThreadA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31312(%r11), %r11
+	movq 62624(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameOsThreadA
 	jmp *%r11
@@ -1049,7 +1049,7 @@ nvtxNameOsThreadA:
 nvtxNameOsThreadA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31320(%r11), %r11
+	movq 62640(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameOsThreadA_impl_init_v3
 	jmp *%r11
@@ -1062,7 +1062,7 @@ nvtxNameOsThreadA_impl_init_v3:
 nvtxNameOsThreadW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31328(%r11), %r11
+	movq 62656(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameOsThreadW
 	jmp *%r11
@@ -1075,7 +1075,7 @@ nvtxNameOsThreadW:
 nvtxNameOsThreadW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31336(%r11), %r11
+	movq 62672(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxNameOsThreadW_impl_init_v3
 	jmp *%r11
@@ -1088,7 +1088,7 @@ nvtxNameOsThreadW_impl_init_v3:
 nvtxRangeEnd:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31344(%r11), %r11
+	movq 62688(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeEnd
 	jmp *%r11
@@ -1101,7 +1101,7 @@ nvtxRangeEnd:
 nvtxRangeEnd_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31352(%r11), %r11
+	movq 62704(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeEnd_impl_init_v3
 	jmp *%r11
@@ -1114,7 +1114,7 @@ nvtxRangeEnd_impl_init_v3:
 nvtxRangePop:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31360(%r11), %r11
+	movq 62720(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePop
 	jmp *%r11
@@ -1127,7 +1127,7 @@ nvtxRangePop:
 nvtxRangePop_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31368(%r11), %r11
+	movq 62736(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePop_impl_init_v3
 	jmp *%r11
@@ -1140,7 +1140,7 @@ nvtxRangePop_impl_init_v3:
 nvtxRangePushA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31376(%r11), %r11
+	movq 62752(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushA
 	jmp *%r11
@@ -1153,7 +1153,7 @@ nvtxRangePushA:
 nvtxRangePushA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31384(%r11), %r11
+	movq 62768(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushA_impl_init_v3
 	jmp *%r11
@@ -1166,7 +1166,7 @@ nvtxRangePushA_impl_init_v3:
 nvtxRangePushEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31392(%r11), %r11
+	movq 62784(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushEx
 	jmp *%r11
@@ -1179,7 +1179,7 @@ nvtxRangePushEx:
 nvtxRangePushEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31400(%r11), %r11
+	movq 62800(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushEx_impl_init_v3
 	jmp *%r11
@@ -1192,7 +1192,7 @@ nvtxRangePushEx_impl_init_v3:
 nvtxRangePushW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31408(%r11), %r11
+	movq 62816(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushW
 	jmp *%r11
@@ -1205,7 +1205,7 @@ nvtxRangePushW:
 nvtxRangePushW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31416(%r11), %r11
+	movq 62832(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangePushW_impl_init_v3
 	jmp *%r11
@@ -1218,7 +1218,7 @@ nvtxRangePushW_impl_init_v3:
 nvtxRangeStartA:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31424(%r11), %r11
+	movq 62848(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartA
 	jmp *%r11
@@ -1231,7 +1231,7 @@ nvtxRangeStartA:
 nvtxRangeStartA_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31432(%r11), %r11
+	movq 62864(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartA_impl_init_v3
 	jmp *%r11
@@ -1244,7 +1244,7 @@ nvtxRangeStartA_impl_init_v3:
 nvtxRangeStartEx:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31440(%r11), %r11
+	movq 62880(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartEx
 	jmp *%r11
@@ -1257,7 +1257,7 @@ nvtxRangeStartEx:
 nvtxRangeStartEx_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31448(%r11), %r11
+	movq 62896(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartEx_impl_init_v3
 	jmp *%r11
@@ -1270,7 +1270,7 @@ nvtxRangeStartEx_impl_init_v3:
 nvtxRangeStartW:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31456(%r11), %r11
+	movq 62912(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartW
 	jmp *%r11
@@ -1283,7 +1283,7 @@ nvtxRangeStartW:
 nvtxRangeStartW_impl_init_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31464(%r11), %r11
+	movq 62928(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxRangeStartW_impl_init_v3
 	jmp *%r11
@@ -1296,7 +1296,7 @@ nvtxRangeStartW_impl_init_v3:
 nvtxSetInitFunctionsToNoops_v3:
 	.cfi_startproc
 	movq cutap_hot@GOTPCREL(%rip), %r11
-	movq 31472(%r11), %r11
+	movq 62944(%r11), %r11
 	testq %r11, %r11
 	jz cutap_slow_nvtxSetInitFunctionsToNoops_v3
 	jmp *%r11

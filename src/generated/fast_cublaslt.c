@@ -61,21 +61,21 @@ CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescSetAttribute(void 
 
 CUTAP_SLOW unsigned int cutap_tr_cublasLtCreate(void *lightHandle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtCreate(lightHandle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)lightHandle;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtCreate])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtCreate))(lightHandle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -94,7 +94,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtCreate(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtCreate])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtCreate))(lightHandle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -108,37 +108,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtCreate(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtCreate(void *lightHandle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtCreate(lightHandle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtCreate(cutap_c, lightHandle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtCreate])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtCreate))(lightHandle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtDestroy(void *lightHandle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtDestroy(lightHandle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)lightHandle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtDestroy])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtDestroy))(lightHandle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -151,7 +151,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtDestroy(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtDestroy])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtDestroy))(lightHandle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -165,38 +165,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtDestroy(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtDestroy(void *lightHandle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtDestroy(lightHandle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtDestroy(cutap_c, lightHandle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtDestroy])(lightHandle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtDestroy))(lightHandle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescCreate(void *emulationDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtEmulationDescCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtEmulationDescCreate(emulationDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)emulationDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtEmulationDescCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescCreate])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescCreate))(emulationDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -215,7 +215,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescCreate])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescCreate))(emulationDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -229,37 +229,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescCreate(void *emulationDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtEmulationDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtEmulationDescCreate(emulationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescCreate(cutap_c, emulationDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescCreate])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescCreate))(emulationDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescDestroy(void *emulationDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtEmulationDescDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtEmulationDescDestroy(emulationDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)emulationDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtEmulationDescDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescDestroy])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescDestroy))(emulationDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -272,7 +272,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescDestroy])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescDestroy))(emulationDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -286,25 +286,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescDestroy(void *emulationDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtEmulationDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtEmulationDescDestroy(emulationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescDestroy(cutap_c, emulationDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtEmulationDescDestroy])(emulationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescDestroy))(emulationDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtEmulationDescGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -313,14 +314,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescGetAttribute(void *emulati
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtEmulationDescGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtEmulationDescGetAttribute])(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescGetAttribute))(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -333,7 +333,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtEmulationDescGetAttribute])(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescGetAttribute))(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -347,38 +347,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtEmulationDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtEmulationDescGetAttribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescGetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtEmulationDescGetAttribute])(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescGetAttribute))(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtEmulationDescInit_internal, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtEmulationDescInit_internal(emulationDesc, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)emulationDesc;
     cutap_w[1] = (uint64_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtEmulationDescInit_internal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescInit_internal])(emulationDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescInit_internal))(emulationDesc, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -391,7 +391,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescInit_internal])(emulationDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescInit_internal))(emulationDesc, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -405,25 +405,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescInit_internal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtEmulationDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtEmulationDescInit_internal(emulationDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescInit_internal(cutap_c, emulationDesc, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescInit_internal])(emulationDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescInit_internal))(emulationDesc, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtEmulationDescSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -431,14 +432,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtEmulationDescSetAttribute(void *emulati
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtEmulationDescSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescSetAttribute])(emulationDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescSetAttribute))(emulationDesc, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -451,7 +451,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtEmulationDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtEmulationDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescSetAttribute])(emulationDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescSetAttribute))(emulationDesc, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtEmulationDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -465,35 +465,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtEmulationDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtEmulationDescSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtEmulationDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtEmulationDescSetAttribute(emulationDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtEmulationDescSetAttribute(cutap_c, emulationDesc, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtEmulationDescSetAttribute])(emulationDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtEmulationDescSetAttribute))(emulationDesc, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_cublasLtGetCudartVersion(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtGetCudartVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtGetCudartVersion();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtGetCudartVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetCudartVersion))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -506,7 +506,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetCudartV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetCudartVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetCudartVersion))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetCudartVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -520,38 +520,38 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_cublasLtGetCudartV
 }
 CUTAP_SLOW unsigned long cutap_ct_cublasLtGetCudartVersion(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetCudartVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtGetCudartVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtGetCudartVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetCudartVersion(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetCudartVersion))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtGetProperty(unsigned int type, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtGetProperty, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtGetProperty(type, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)type;
     cutap_w[1] = (uint64_t)(uintptr_t)value;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtGetProperty << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasLtGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetProperty))(type, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -564,7 +564,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtGetProperty
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasLtGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetProperty))(type, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -578,37 +578,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtGetProperty
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtGetProperty(unsigned int type, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetProperty, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetProperty(cutap_c, type, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cublasLtGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetProperty))(type, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_cublasLtGetStatusName(unsigned int status)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtGetStatusName, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtGetStatusName(status);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)status;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtGetStatusName << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusName])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusName))(status);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -621,7 +621,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusName(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusName, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusName])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusName))(status);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetStatusName, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -635,37 +635,37 @@ static __attribute__((noinline, cold)) void * cutap_cu_cublasLtGetStatusName(uns
 }
 CUTAP_SLOW void * cutap_ct_cublasLtGetStatusName(unsigned int status)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetStatusName, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtGetStatusName, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtGetStatusName(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusName(cutap_c, status);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusName])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusName))(status);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_cublasLtGetStatusString(unsigned int status)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtGetStatusString, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtGetStatusString(status);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)status;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtGetStatusString << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusString))(status);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -678,7 +678,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_cublasLtGetStatusString(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetStatusString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusString))(status);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetStatusString, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -692,35 +692,35 @@ static __attribute__((noinline, cold)) void * cutap_cu_cublasLtGetStatusString(u
 }
 CUTAP_SLOW void * cutap_ct_cublasLtGetStatusString(unsigned int status)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetStatusString, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtGetStatusString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtGetStatusString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetStatusString(cutap_c, status);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cublasLtGetStatusString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetStatusString))(status);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_cublasLtGetVersion(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtGetVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtGetVersion();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtGetVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetVersion))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -733,7 +733,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cublasLtGetVersion
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetVersion))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtGetVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -747,37 +747,37 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_cublasLtGetVersion
 }
 CUTAP_SLOW unsigned long cutap_ct_cublasLtGetVersion(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtGetVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtGetVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtGetVersion(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cublasLtGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtGetVersion))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtHeuristicsCacheGetCapacity(void *capacity)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtHeuristicsCacheGetCapacity(capacity);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)capacity;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtHeuristicsCacheGetCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity))(capacity);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -790,7 +790,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity))(capacity);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -804,37 +804,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtHeuristicsC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheGetCapacity(void *capacity)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtHeuristicsCacheGetCapacity(capacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheGetCapacity(cutap_c, capacity);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity))(capacity);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtHeuristicsCacheSetCapacity(capacity);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)capacity;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtHeuristicsCacheSetCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity))(capacity);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -847,7 +847,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtHeuristicsC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity))(capacity);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -861,35 +861,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtHeuristicsC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtHeuristicsCacheSetCapacity(capacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtHeuristicsCacheSetCapacity(cutap_c, capacity);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity])(capacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity))(capacity);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerForceDisable(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtLoggerForceDisable, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtLoggerForceDisable();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtLoggerForceDisable << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasLtLoggerForceDisable])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerForceDisable))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -902,7 +902,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerForce
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerForceDisable, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasLtLoggerForceDisable])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerForceDisable))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerForceDisable, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -916,37 +916,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerForce
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerForceDisable(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerForceDisable, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtLoggerForceDisable, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtLoggerForceDisable();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerForceDisable(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cublasLtLoggerForceDisable])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerForceDisable))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetCallback(void *callback)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtLoggerSetCallback, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtLoggerSetCallback(callback);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)callback;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtLoggerSetCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetCallback])(callback);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetCallback))(callback);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -959,7 +959,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetCa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetCallback])(callback);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetCallback))(callback);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -973,37 +973,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetCa
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetCallback(void *callback)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtLoggerSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtLoggerSetCallback(callback);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetCallback(cutap_c, callback);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetCallback])(callback);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetCallback))(callback);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetFile(void *file)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtLoggerSetFile, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtLoggerSetFile(file);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)file;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtLoggerSetFile << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetFile])(file);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetFile))(file);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1016,7 +1016,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetFi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetFile, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetFile])(file);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetFile))(file);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetFile, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1030,37 +1030,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetFi
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetFile(void *file)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetFile, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtLoggerSetFile, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtLoggerSetFile(file);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetFile(cutap_c, file);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtLoggerSetFile])(file);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetFile))(file);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetLevel(int level)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtLoggerSetLevel, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtLoggerSetLevel(level);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)level;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtLoggerSetLevel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetLevel])(level);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetLevel))(level);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1073,7 +1073,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetLe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetLevel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetLevel])(level);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetLevel))(level);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetLevel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1087,37 +1087,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetLe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetLevel(int level)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetLevel, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtLoggerSetLevel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtLoggerSetLevel(level);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetLevel(cutap_c, level);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetLevel])(level);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetLevel))(level);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtLoggerSetMask(int mask)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtLoggerSetMask, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtLoggerSetMask(mask);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)mask;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtLoggerSetMask << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetMask])(mask);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetMask))(mask);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1130,7 +1130,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtLoggerSetMa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtLoggerSetMask, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetMask])(mask);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetMask))(mask);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtLoggerSetMask, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1144,25 +1144,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtLoggerSetMa
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtLoggerSetMask(int mask)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtLoggerSetMask, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtLoggerSetMask, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtLoggerSetMask(mask);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtLoggerSetMask(cutap_c, mask);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cublasLtLoggerSetMask])(mask);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cublasLtLoggerSetMask))(mask);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmul, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1182,14 +1183,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmul(void *lightHandle, void *compute
     cutap_w[13] = (uint64_t)(uintptr_t)workspace;
     cutap_w[14] = (uint64_t)workspaceSizeInBytes;
     cutap_w[15] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 16u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmul << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmul])(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmul))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1202,7 +1202,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmul(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmul, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmul])(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmul))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmul, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1216,25 +1216,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmul(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmul, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmul, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmul(cutap_c, lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmul])(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmul))(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1243,14 +1244,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCapGetAttribute(void *algo, u
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1263,7 +1263,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1277,25 +1277,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCapGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoCheck, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1307,14 +1308,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoCheck(void *lightHandle, void
     cutap_w[5] = (uint64_t)(uintptr_t)Ddesc;
     cutap_w[6] = (uint64_t)(uintptr_t)algo;
     cutap_w[7] = (uint64_t)(uintptr_t)result;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoCheck << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCheck])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCheck))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1327,7 +1327,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCheck])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCheck))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1341,25 +1341,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoCheck, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoCheck(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoCheck(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoCheck])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoCheck))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1368,14 +1369,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigGetAttribute(void *algo
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1388,7 +1388,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1402,25 +1402,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigGetAttribute(cutap_c, algo, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute])(algo, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute))(algo, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1428,14 +1429,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoConfigSetAttribute(void *algo
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute])(algo, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute))(algo, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1448,7 +1448,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute])(algo, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute))(algo, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1462,25 +1462,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoConfigSetAttribute(algo, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoConfigSetAttribute(cutap_c, algo, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute])(algo, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute))(algo, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1494,14 +1495,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetHeuristic(void *lightHandl
     cutap_w[7] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[8] = (uint64_t)(uintptr_t)heuristicResultsArray;
     cutap_w[9] = (uint64_t)(uintptr_t)returnAlgoCount;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoGetHeuristic << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1514,7 +1514,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1528,25 +1528,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoG
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetHeuristic(cutap_c, lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic])(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoGetIds, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1560,14 +1561,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoGetIds(void *lightHandle, uns
     cutap_w[7] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[8] = (uint64_t)(uintptr_t)algoIdsArray;
     cutap_w[9] = (uint64_t)(uintptr_t)returnAlgoCount;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoGetIds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetIds])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetIds))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1580,7 +1580,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoGetIds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetIds])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetIds))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoGetIds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1594,25 +1594,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoG
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoGetIds, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoGetIds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoGetIds(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoGetIds])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoGetIds))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulAlgoInit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1625,14 +1626,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulAlgoInit(void *lightHandle, unsig
     cutap_w[6] = (uint64_t)Dtype;
     cutap_w[7] = (uint64_t)(int64_t)algoId;
     cutap_w[8] = (uint64_t)(uintptr_t)algo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulAlgoInit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoInit])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoInit))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1645,7 +1645,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulAlgoI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulAlgoInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoInit])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoInit))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulAlgoInit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1659,25 +1659,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulAlgoI
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulAlgoInit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulAlgoInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulAlgoInit(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulAlgoInit(cutap_c, lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cublasLtMatmulAlgoInit])(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulAlgoInit))(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulDescCreate, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1685,14 +1686,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescCreate(void *matmulDesc, unsi
     cutap_w[1] = (uint64_t)computeType;
     cutap_w[2] = (uint64_t)scaleType;
     cutap_w[3] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulDescCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescCreate])(matmulDesc, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescCreate))(matmulDesc, computeType, scaleType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1711,7 +1711,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescCreate])(matmulDesc, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescCreate))(matmulDesc, computeType, scaleType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1725,37 +1725,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescC
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulDescCreate(matmulDesc, computeType, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescCreate(cutap_c, matmulDesc, computeType, scaleType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescCreate])(matmulDesc, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescCreate))(matmulDesc, computeType, scaleType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescDestroy(void *matmulDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulDescDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulDescDestroy(matmulDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)matmulDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulDescDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulDescDestroy])(matmulDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescDestroy))(matmulDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1768,7 +1768,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulDescDestroy])(matmulDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescDestroy))(matmulDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1782,25 +1782,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescD
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescDestroy(void *matmulDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulDescDestroy(matmulDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescDestroy(cutap_c, matmulDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulDescDestroy])(matmulDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescDestroy))(matmulDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulDescGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1809,14 +1810,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescGetAttribute(void *matmulDesc
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulDescGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulDescGetAttribute])(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescGetAttribute))(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1829,7 +1829,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulDescGetAttribute])(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescGetAttribute))(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1843,25 +1843,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescG
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulDescGetAttribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescGetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulDescGetAttribute])(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescGetAttribute))(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulDescInit_internal, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1869,14 +1870,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescInit_internal(void *matmulDes
     cutap_w[1] = (uint64_t)size;
     cutap_w[2] = (uint64_t)computeType;
     cutap_w[3] = (uint64_t)scaleType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulDescInit_internal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescInit_internal])(matmulDesc, size, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescInit_internal))(matmulDesc, size, computeType, scaleType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1889,7 +1889,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescInit_internal])(matmulDesc, size, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescInit_internal))(matmulDesc, size, computeType, scaleType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1903,25 +1903,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescI
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescInit_internal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulDescInit_internal(matmulDesc, size, computeType, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescInit_internal(cutap_c, matmulDesc, size, computeType, scaleType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_real[CUTAP_ID_cublasLtMatmulDescInit_internal])(matmulDesc, size, computeType, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescInit_internal))(matmulDesc, size, computeType, scaleType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulDescSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1929,14 +1930,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulDescSetAttribute(void *matmulDesc
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulDescSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulDescSetAttribute])(matmulDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescSetAttribute))(matmulDesc, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1949,7 +1949,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulDescS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulDescSetAttribute])(matmulDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescSetAttribute))(matmulDesc, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1963,38 +1963,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulDescS
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulDescSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulDescSetAttribute(matmulDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulDescSetAttribute(cutap_c, matmulDesc, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulDescSetAttribute])(matmulDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulDescSetAttribute))(matmulDesc, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceCreate(void *pref)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulPreferenceCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulPreferenceCreate(pref);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pref;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulPreferenceCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceCreate])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceCreate))(pref);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2013,7 +2013,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceCreate])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceCreate))(pref);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2027,37 +2027,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPrefe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceCreate(void *pref)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulPreferenceCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulPreferenceCreate(pref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceCreate(cutap_c, pref);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceCreate])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceCreate))(pref);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceDestroy(void *pref)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulPreferenceDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulPreferenceDestroy(pref);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pref;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulPreferenceDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceDestroy])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceDestroy))(pref);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2070,7 +2070,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceDestroy])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceDestroy))(pref);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2084,25 +2084,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPrefe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceDestroy(void *pref)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulPreferenceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulPreferenceDestroy(pref);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceDestroy(cutap_c, pref);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceDestroy])(pref);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceDestroy))(pref);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2111,14 +2112,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceGetAttribute(void *pref
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulPreferenceGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute])(pref, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute))(pref, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2131,7 +2131,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute])(pref, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute))(pref, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2145,38 +2145,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPrefe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulPreferenceGetAttribute(pref, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceGetAttribute(cutap_c, pref, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute])(pref, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute))(pref, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulPreferenceInit_internal(pref, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pref;
     cutap_w[1] = (uint64_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulPreferenceInit_internal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceInit_internal])(pref, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceInit_internal))(pref, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2189,7 +2189,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceInit_internal])(pref, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceInit_internal))(pref, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2203,25 +2203,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPrefe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulPreferenceInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulPreferenceInit_internal(pref, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceInit_internal(cutap_c, pref, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceInit_internal])(pref, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceInit_internal))(pref, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2229,14 +2230,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatmulPreferenceSetAttribute(void *pref
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatmulPreferenceSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute])(pref, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute))(pref, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2249,7 +2249,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatmulPrefe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute])(pref, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute))(pref, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2263,25 +2263,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatmulPrefe
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatmulPreferenceSetAttribute(pref, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatmulPreferenceSetAttribute(cutap_c, pref, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute])(pref, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute))(pref, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixLayoutCreate, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2291,14 +2292,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutCreate(void *matLayout, uns
     cutap_w[3] = (uint64_t)cols;
     cutap_w[4] = (uint64_t)(int64_t)ld;
     cutap_w[5] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixLayoutCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutCreate])(matLayout, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutCreate))(matLayout, type, rows, cols, ld);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2317,7 +2317,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutCreate])(matLayout, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutCreate))(matLayout, type, rows, cols, ld);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2331,37 +2331,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayou
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixLayoutCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixLayoutCreate(matLayout, type, rows, cols, ld);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutCreate(cutap_c, matLayout, type, rows, cols, ld);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutCreate])(matLayout, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutCreate))(matLayout, type, rows, cols, ld);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutDestroy(void *matLayout)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixLayoutDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixLayoutDestroy(matLayout);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)matLayout;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixLayoutDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutDestroy])(matLayout);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutDestroy))(matLayout);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2374,7 +2374,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutDestroy])(matLayout);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutDestroy))(matLayout);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2388,25 +2388,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayou
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutDestroy(void *matLayout)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixLayoutDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixLayoutDestroy(matLayout);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutDestroy(cutap_c, matLayout);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutDestroy])(matLayout);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutDestroy))(matLayout);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2415,14 +2416,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutGetAttribute(void *matLayou
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixLayoutGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutGetAttribute])(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutGetAttribute))(matLayout, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2435,7 +2435,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutGetAttribute])(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutGetAttribute))(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2449,25 +2449,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayou
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixLayoutGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixLayoutGetAttribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutGetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixLayoutGetAttribute])(matLayout, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutGetAttribute))(matLayout, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixLayoutInit_internal, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2477,14 +2478,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutInit_internal(void *matLayo
     cutap_w[3] = (uint64_t)rows;
     cutap_w[4] = (uint64_t)cols;
     cutap_w[5] = (uint64_t)(int64_t)ld;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixLayoutInit_internal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutInit_internal])(matLayout, size, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutInit_internal))(matLayout, size, type, rows, cols, ld);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2497,7 +2497,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutInit_internal])(matLayout, size, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutInit_internal))(matLayout, size, type, rows, cols, ld);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2511,25 +2511,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayou
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutInit_internal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixLayoutInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixLayoutInit_internal(matLayout, size, type, rows, cols, ld);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutInit_internal(cutap_c, matLayout, size, type, rows, cols, ld);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutInit_internal])(matLayout, size, type, rows, cols, ld);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutInit_internal))(matLayout, size, type, rows, cols, ld);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2537,14 +2538,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixLayoutSetAttribute(void *matLayou
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixLayoutSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutSetAttribute])(matLayout, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutSetAttribute))(matLayout, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2557,7 +2557,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixLayou
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutSetAttribute])(matLayout, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutSetAttribute))(matLayout, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2571,25 +2571,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixLayou
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixLayoutSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixLayoutSetAttribute(matLayout, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixLayoutSetAttribute(cutap_c, matLayout, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixLayoutSetAttribute])(matLayout, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixLayoutSetAttribute))(matLayout, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransform, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2604,14 +2605,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransform(void *lightHandle, void
     cutap_w[8] = (uint64_t)(uintptr_t)C;
     cutap_w[9] = (uint64_t)(uintptr_t)Cdesc;
     cutap_w[10] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransform << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransform])(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransform))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2624,7 +2624,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransform, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransform])(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransform))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransform, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2638,39 +2638,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransform, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransform, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransform(cutap_c, lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransform])(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransform))(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransformDescCreate, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)transformDesc;
     cutap_w[1] = (uint64_t)scaleType;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransformDescCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescCreate])(transformDesc, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescCreate))(transformDesc, scaleType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2689,7 +2689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescCreate])(transformDesc, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescCreate))(transformDesc, scaleType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2703,37 +2703,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransformDescCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransformDescCreate(transformDesc, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescCreate(cutap_c, transformDesc, scaleType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescCreate])(transformDesc, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescCreate))(transformDesc, scaleType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescDestroy(void *transformDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransformDescDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransformDescDestroy(transformDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)transformDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransformDescDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescDestroy])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescDestroy))(transformDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2746,7 +2746,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescDestroy])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescDestroy))(transformDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2760,25 +2760,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescDestroy(void *transformDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransformDescDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransformDescDestroy(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescDestroy(cutap_c, transformDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescDestroy])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescDestroy))(transformDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2787,14 +2788,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescGetAttribute(void *t
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeWritten;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransformDescGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute])(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute))(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2807,7 +2807,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute])(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute))(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2821,39 +2821,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransformDescGetAttribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescGetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes, sizeWritten);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute])(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute))(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)transformDesc;
     cutap_w[1] = (uint64_t)size;
     cutap_w[2] = (uint64_t)scaleType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransformDescInit_internal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescInit_internal])(transformDesc, size, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescInit_internal))(transformDesc, size, scaleType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2866,7 +2866,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescInit_internal])(transformDesc, size, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescInit_internal))(transformDesc, size, scaleType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2880,25 +2880,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransformDescInit_internal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransformDescInit_internal(transformDesc, size, scaleType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescInit_internal(cutap_c, transformDesc, size, scaleType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescInit_internal])(transformDesc, size, scaleType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescInit_internal))(transformDesc, size, scaleType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2906,14 +2907,13 @@ CUTAP_SLOW unsigned int cutap_tr_cublasLtMatrixTransformDescSetAttribute(void *t
     cutap_w[1] = (uint64_t)attr;
     cutap_w[2] = (uint64_t)(uintptr_t)buf;
     cutap_w[3] = (uint64_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cublasLtMatrixTransformDescSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute])(transformDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute))(transformDesc, attr, buf, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2926,7 +2926,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cublasLtMatrixTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute])(transformDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute))(transformDesc, attr, buf, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2940,17 +2940,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cublasLtMatrixTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cublasLtMatrixTransformDescSetAttribute(transformDesc, attr, buf, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cublasLtMatrixTransformDescSetAttribute(cutap_c, transformDesc, attr, buf, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_real[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute])(transformDesc, attr, buf, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute))(transformDesc, attr, buf, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -232,8 +232,9 @@ CUTAP_SLOW unsigned int cutap_slow_cudnnTransformTensorEx(void *handle, void *tr
 
 CUTAP_SLOW unsigned int cutap_tr_cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnActivationBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -249,14 +250,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnActivationBackward(void *handle, void *act
     cutap_w[9] = (uint64_t)(uintptr_t)beta;
     cutap_w[10] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[11] = (uint64_t)(uintptr_t)dx;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnActivationBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationBackward])(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationBackward))(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -269,7 +269,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationBack
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationBackward])(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationBackward))(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnActivationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -283,25 +283,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnActivationBack
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnActivationBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnActivationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationBackward(cutap_c, handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationBackward])(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationBackward))(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnActivationForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -313,14 +314,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnActivationForward(void *handle, void *acti
     cutap_w[5] = (uint64_t)(uintptr_t)beta;
     cutap_w[6] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[7] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnActivationForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationForward])(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationForward))(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -333,7 +333,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnActivationForw
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnActivationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationForward])(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationForward))(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnActivationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -347,25 +347,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnActivationForw
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnActivationForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnActivationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnActivationForward(cutap_c, handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnActivationForward])(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnActivationForward))(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnAddTensor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -376,14 +377,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnAddTensor(void *handle, void *alpha, void 
     cutap_w[4] = (uint64_t)(uintptr_t)beta;
     cutap_w[5] = (uint64_t)(uintptr_t)cDesc;
     cutap_w[6] = (uint64_t)(uintptr_t)C;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnAddTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnAddTensor])(handle, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnAddTensor))(handle, alpha, aDesc, A, beta, cDesc, C);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -396,7 +396,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAddTensor(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAddTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnAddTensor])(handle, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnAddTensor))(handle, alpha, aDesc, A, beta, cDesc, C);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnAddTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -410,35 +410,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnAddTensor(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnAddTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnAddTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAddTensor(cutap_c, handle, alpha, aDesc, A, beta, cDesc, C);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnAddTensor])(handle, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnAddTensor))(handle, alpha, aDesc, A, beta, cDesc, C);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnAdvVersionCheck(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnAdvVersionCheck, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnAdvVersionCheck();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnAdvVersionCheck << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnAdvVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnAdvVersionCheck))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -451,7 +451,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnAdvVersionChec
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnAdvVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnAdvVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnAdvVersionCheck))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnAdvVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -465,39 +465,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnAdvVersionChec
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnAdvVersionCheck(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnAdvVersionCheck, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnAdvVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnAdvVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnAdvVersionCheck(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnAdvVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnAdvVersionCheck))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendCreateDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)descriptorType;
     cutap_w[1] = (uint64_t)(uintptr_t)descriptor;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnBackendCreateDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnBackendCreateDescriptor])(descriptorType, descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendCreateDescriptor))(descriptorType, descriptor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -516,7 +516,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendCreateD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendCreateDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnBackendCreateDescriptor])(descriptorType, descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendCreateDescriptor))(descriptorType, descriptor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendCreateDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -530,37 +530,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendCreateD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendCreateDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendCreateDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendCreateDescriptor(descriptorType, descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendCreateDescriptor(cutap_c, descriptorType, descriptor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnBackendCreateDescriptor])(descriptorType, descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendCreateDescriptor))(descriptorType, descriptor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendDestroyDescriptor(void *descriptor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendDestroyDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendDestroyDescriptor(descriptor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)descriptor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnBackendDestroyDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendDestroyDescriptor])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendDestroyDescriptor))(descriptor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -573,7 +573,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendDestroy
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendDestroyDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendDestroyDescriptor])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendDestroyDescriptor))(descriptor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendDestroyDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -587,39 +587,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendDestroy
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendDestroyDescriptor(void *descriptor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendDestroyDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendDestroyDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendDestroyDescriptor(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendDestroyDescriptor(cutap_c, descriptor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendDestroyDescriptor])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendDestroyDescriptor))(descriptor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendExecute, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendExecute(handle, executionPlan, variantPack);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)executionPlan;
     cutap_w[2] = (uint64_t)(uintptr_t)variantPack;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnBackendExecute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendExecute])(handle, executionPlan, variantPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendExecute))(handle, executionPlan, variantPack);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -632,7 +632,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendExecute
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendExecute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendExecute])(handle, executionPlan, variantPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendExecute))(handle, executionPlan, variantPack);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendExecute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -646,37 +646,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendExecute
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendExecute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendExecute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendExecute(handle, executionPlan, variantPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendExecute(cutap_c, handle, executionPlan, variantPack);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendExecute])(handle, executionPlan, variantPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendExecute))(handle, executionPlan, variantPack);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendFinalize(void *descriptor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendFinalize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendFinalize(descriptor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)descriptor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnBackendFinalize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendFinalize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendFinalize))(descriptor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -689,7 +689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendFinaliz
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendFinalize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendFinalize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendFinalize))(descriptor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendFinalize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -703,25 +703,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendFinaliz
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendFinalize(void *descriptor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendFinalize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendFinalize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendFinalize(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendFinalize(cutap_c, descriptor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendFinalize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendFinalize))(descriptor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendGetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -731,14 +732,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendGetAttribute(void *descriptor, unsi
     cutap_w[3] = (uint64_t)(int64_t)requestedElementCount;
     cutap_w[4] = (uint64_t)(uintptr_t)elementCount;
     cutap_w[5] = (uint64_t)(uintptr_t)arrayOfElements;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnBackendGetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_real[CUTAP_ID_cudnnBackendGetAttribute])(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendGetAttribute))(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -751,7 +751,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendGetAttr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendGetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_real[CUTAP_ID_cudnnBackendGetAttribute])(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendGetAttribute))(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendGetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -765,37 +765,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendGetAttr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendGetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendGetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendGetAttribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendGetAttribute(cutap_c, descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_real[CUTAP_ID_cudnnBackendGetAttribute])(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendGetAttribute))(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendInitialize(void *descriptor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendInitialize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendInitialize(descriptor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)descriptor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnBackendInitialize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendInitialize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendInitialize))(descriptor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -808,7 +808,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendInitial
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendInitialize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendInitialize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendInitialize))(descriptor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendInitialize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -822,25 +822,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendInitial
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendInitialize(void *descriptor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendInitialize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendInitialize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendInitialize(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendInitialize(cutap_c, descriptor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnBackendInitialize])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendInitialize))(descriptor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendPopulateCudaGraph, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -848,14 +849,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendPopulateCudaGraph(void *handle, voi
     cutap_w[1] = (uint64_t)(uintptr_t)executionPlan;
     cutap_w[2] = (uint64_t)(uintptr_t)variantPack;
     cutap_w[3] = (uint64_t)(uintptr_t)graph;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnBackendPopulateCudaGraph << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendPopulateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendPopulateCudaGraph))(handle, executionPlan, variantPack, graph);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -868,7 +868,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendPopulat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendPopulateCudaGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendPopulateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendPopulateCudaGraph))(handle, executionPlan, variantPack, graph);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendPopulateCudaGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -882,25 +882,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendPopulat
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendPopulateCudaGraph, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendPopulateCudaGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendPopulateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendPopulateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendPopulateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendPopulateCudaGraph))(handle, executionPlan, variantPack, graph);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendSetAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -909,14 +910,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendSetAttribute(void *descriptor, unsi
     cutap_w[2] = (uint64_t)attributeType;
     cutap_w[3] = (uint64_t)(int64_t)elementCount;
     cutap_w[4] = (uint64_t)(uintptr_t)arrayOfElements;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnBackendSetAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_real[CUTAP_ID_cudnnBackendSetAttribute])(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendSetAttribute))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -929,7 +929,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendSetAttr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendSetAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_real[CUTAP_ID_cudnnBackendSetAttribute])(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendSetAttribute))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendSetAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -943,25 +943,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendSetAttr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendSetAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendSetAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendSetAttribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendSetAttribute(cutap_c, descriptor, attributeName, attributeType, elementCount, arrayOfElements);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_real[CUTAP_ID_cudnnBackendSetAttribute])(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendSetAttribute))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBackendUpdateCudaGraph, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -969,14 +970,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBackendUpdateCudaGraph(void *handle, void 
     cutap_w[1] = (uint64_t)(uintptr_t)executionPlan;
     cutap_w[2] = (uint64_t)(uintptr_t)variantPack;
     cutap_w[3] = (uint64_t)(uintptr_t)graph;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnBackendUpdateCudaGraph << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendUpdateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendUpdateCudaGraph))(handle, executionPlan, variantPack, graph);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -989,7 +989,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBackendUpdateC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBackendUpdateCudaGraph, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendUpdateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendUpdateCudaGraph))(handle, executionPlan, variantPack, graph);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBackendUpdateCudaGraph, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1003,25 +1003,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBackendUpdateC
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBackendUpdateCudaGraph, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBackendUpdateCudaGraph, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBackendUpdateCudaGraph(handle, executionPlan, variantPack, graph);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBackendUpdateCudaGraph(cutap_c, handle, executionPlan, variantPack, graph);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnBackendUpdateCudaGraph])(handle, executionPlan, variantPack, graph);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBackendUpdateCudaGraph))(handle, executionPlan, variantPack, graph);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBatchNormalizationBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1044,14 +1045,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackward(void *handle, u
     cutap_w[16] = cutap_d2w(epsilon);
     cutap_w[17] = (uint64_t)(uintptr_t)savedMean;
     cutap_w[18] = (uint64_t)(uintptr_t)savedInvVariance;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 19u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnBatchNormalizationBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackward])(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackward))(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1064,7 +1064,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackward])(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackward))(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1078,25 +1078,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormaliza
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBatchNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackward(cutap_c, handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackward])(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackward))(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBatchNormalizationBackwardEx, 5);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 5, &cutap_r), 0)) {
         return cutap_slow_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1130,14 +1131,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationBackwardEx(void *handle,
     cutap_w[27] = (uint64_t)workSpaceSizeInBytes;
     cutap_w[28] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[29] = (uint64_t)reserveSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 30u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)5 << 16 | (uint64_t)CUTAP_ID_cudnnBatchNormalizationBackwardEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackwardEx])(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackwardEx))(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1150,7 +1150,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationBackwardEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackwardEx])(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackwardEx))(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationBackwardEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1164,25 +1164,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormaliza
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationBackwardEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBatchNormalizationBackwardEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationBackwardEx(cutap_c, handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationBackwardEx])(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationBackwardEx))(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBatchNormalizationForwardInference, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1200,14 +1201,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardInference(void *h
     cutap_w[11] = (uint64_t)(uintptr_t)estimatedMean;
     cutap_w[12] = (uint64_t)(uintptr_t)estimatedVariance;
     cutap_w[13] = cutap_d2w(epsilon);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnBatchNormalizationForwardInference << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardInference])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardInference))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1220,7 +1220,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardInference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardInference])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardInference))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardInference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1234,25 +1234,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormaliza
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardInference, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBatchNormalizationForwardInference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardInference(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardInference])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardInference))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBatchNormalizationForwardTraining, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1273,14 +1274,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTraining(void *ha
     cutap_w[14] = cutap_d2w(epsilon);
     cutap_w[15] = (uint64_t)(uintptr_t)resultSaveMean;
     cutap_w[16] = (uint64_t)(uintptr_t)resultSaveInvVariance;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 17u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnBatchNormalizationForwardTraining << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTraining])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTraining))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1293,7 +1293,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTraining, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTraining])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTraining))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardTraining, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1307,25 +1307,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormaliza
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardTraining, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBatchNormalizationForwardTraining, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTraining(cutap_c, handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTraining])(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTraining))(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1354,14 +1355,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnBatchNormalizationForwardTrainingEx(void *
     cutap_w[22] = (uint64_t)workSpaceSizeInBytes;
     cutap_w[23] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[24] = (uint64_t)reserveSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 25u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx])(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx))(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1374,7 +1374,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBatchNormaliza
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx])(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx))(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1388,39 +1388,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBatchNormaliza
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBatchNormalizationForwardTrainingEx(cutap_c, handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_real[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx])(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx))(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnBuildRNNDynamic, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)rnnDesc;
     cutap_w[2] = (uint64_t)(int64_t)miniBatch;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnBuildRNNDynamic << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cudnnBuildRNNDynamic])(handle, rnnDesc, miniBatch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnBuildRNNDynamic))(handle, rnnDesc, miniBatch);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1433,7 +1433,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnBuildRNNDynami
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnBuildRNNDynamic, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cudnnBuildRNNDynamic])(handle, rnnDesc, miniBatch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnBuildRNNDynamic))(handle, rnnDesc, miniBatch);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnBuildRNNDynamic, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1447,25 +1447,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnBuildRNNDynami
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnBuildRNNDynamic, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnBuildRNNDynamic, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnBuildRNNDynamic(handle, rnnDesc, miniBatch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnBuildRNNDynamic(cutap_c, handle, rnnDesc, miniBatch);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))cutap_real[CUTAP_ID_cudnnBuildRNNDynamic])(handle, rnnDesc, miniBatch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnBuildRNNDynamic))(handle, rnnDesc, miniBatch);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCTCLoss, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1482,14 +1483,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss(void *handle, void *probsDesc, voi
     cutap_w[10] = (uint64_t)(uintptr_t)ctcLossDesc;
     cutap_w[11] = (uint64_t)(uintptr_t)workspace;
     cutap_w[12] = (uint64_t)workSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnCTCLoss << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnCTCLoss])(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss))(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1502,7 +1502,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnCTCLoss])(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss))(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCTCLoss, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1516,25 +1516,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCTCLoss(void *
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCTCLoss, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCTCLoss, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCTCLoss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss(cutap_c, handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnCTCLoss])(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss))(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCTCLoss_v8, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1551,14 +1552,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnCTCLoss_v8(void *handle, unsigned int algo
     cutap_w[10] = (uint64_t)(uintptr_t)gradients;
     cutap_w[11] = (uint64_t)workSpaceSizeInBytes;
     cutap_w[12] = (uint64_t)(uintptr_t)workspace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnCTCLoss_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnCTCLoss_v8])(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss_v8))(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1571,7 +1571,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCTCLoss_v8(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCTCLoss_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnCTCLoss_v8])(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss_v8))(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCTCLoss_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1585,35 +1585,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCTCLoss_v8(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCTCLoss_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCTCLoss_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCTCLoss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCTCLoss_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnCTCLoss_v8])(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCTCLoss_v8))(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCnnVersionCheck(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCnnVersionCheck, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCnnVersionCheck();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCnnVersionCheck << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnCnnVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnCnnVersionCheck))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1626,7 +1626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCnnVersionChec
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCnnVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnCnnVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnCnnVersionCheck))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCnnVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1640,25 +1640,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCnnVersionChec
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCnnVersionCheck(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCnnVersionCheck, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCnnVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCnnVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCnnVersionCheck(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnCnnVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnCnnVersionCheck))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnConvolutionBackwardBias, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1669,14 +1670,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardBias(void *handle, void
     cutap_w[4] = (uint64_t)(uintptr_t)beta;
     cutap_w[5] = (uint64_t)(uintptr_t)dbDesc;
     cutap_w[6] = (uint64_t)(uintptr_t)db;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnConvolutionBackwardBias << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardBias])(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardBias))(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1689,7 +1689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardBias])(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardBias))(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1703,25 +1703,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBac
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardBias, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnConvolutionBackwardBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnConvolutionBackwardBias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardBias(cutap_c, handle, alpha, dyDesc, dy, beta, dbDesc, db);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardBias])(handle, alpha, dyDesc, dy, beta, dbDesc, db);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardBias))(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnConvolutionBackwardData, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1738,14 +1739,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardData(void *handle, void
     cutap_w[10] = (uint64_t)(uintptr_t)beta;
     cutap_w[11] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)dx;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnConvolutionBackwardData << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardData])(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardData))(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1758,7 +1758,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardData])(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardData))(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1772,25 +1772,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBac
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardData, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnConvolutionBackwardData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnConvolutionBackwardData(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardData(cutap_c, handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardData])(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardData))(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnConvolutionBackwardFilter, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1807,14 +1808,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBackwardFilter(void *handle, vo
     cutap_w[10] = (uint64_t)(uintptr_t)beta;
     cutap_w[11] = (uint64_t)(uintptr_t)dwDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)dw;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnConvolutionBackwardFilter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardFilter])(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardFilter))(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1827,7 +1827,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBackwardFilter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardFilter])(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardFilter))(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBackwardFilter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1841,25 +1841,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBac
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBackwardFilter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnConvolutionBackwardFilter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnConvolutionBackwardFilter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBackwardFilter(cutap_c, handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBackwardFilter])(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBackwardFilter))(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnConvolutionBiasActivationForward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1881,14 +1882,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionBiasActivationForward(void *han
     cutap_w[15] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[16] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[17] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 18u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnConvolutionBiasActivationForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBiasActivationForward])(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBiasActivationForward))(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1901,7 +1901,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionBia
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionBiasActivationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBiasActivationForward])(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBiasActivationForward))(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionBiasActivationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1915,25 +1915,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionBia
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionBiasActivationForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnConvolutionBiasActivationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnConvolutionBiasActivationForward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionBiasActivationForward(cutap_c, handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionBiasActivationForward])(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionBiasActivationForward))(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnConvolutionForward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1950,14 +1951,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnConvolutionForward(void *handle, void *alp
     cutap_w[10] = (uint64_t)(uintptr_t)beta;
     cutap_w[11] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnConvolutionForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionForward])(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionForward))(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1970,7 +1970,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnConvolutionFor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnConvolutionForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionForward])(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionForward))(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnConvolutionForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1984,38 +1984,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnConvolutionFor
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnConvolutionForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnConvolutionForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnConvolutionForward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnConvolutionForward(cutap_c, handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnConvolutionForward])(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnConvolutionForward))(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreate(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreate(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreate))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2034,7 +2034,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreate(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreate))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2048,38 +2048,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreate(void *h
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreate(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreate(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreate))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateActivationDescriptor(void *activationDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateActivationDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateActivationDescriptor(activationDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateActivationDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateActivationDescriptor))(activationDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2098,7 +2098,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateActivati
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateActivationDescriptor))(activationDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2112,38 +2112,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateActivati
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateActivationDescriptor(void *activationDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateActivationDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateActivationDescriptor(activationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateActivationDescriptor(cutap_c, activationDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateActivationDescriptor))(activationDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateAttnDescriptor(void *attnDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateAttnDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateAttnDescriptor(attnDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)attnDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateAttnDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateAttnDescriptor))(attnDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2162,7 +2162,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateAttnDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateAttnDescriptor))(attnDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2176,38 +2176,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateAttnDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateAttnDescriptor(void *attnDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateAttnDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateAttnDescriptor(attnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateAttnDescriptor(cutap_c, attnDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateAttnDescriptor))(attnDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateCTCLossDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ctcLossDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateCTCLossDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateCTCLossDescriptor))(ctcLossDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2226,7 +2226,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateCTCLossD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateCTCLossDescriptor))(ctcLossDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2240,38 +2240,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateCTCLossD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateCTCLossDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateCTCLossDescriptor(ctcLossDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateCTCLossDescriptor(cutap_c, ctcLossDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateCTCLossDescriptor))(ctcLossDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateConvolutionDescriptor(void *convDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateConvolutionDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateConvolutionDescriptor(convDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateConvolutionDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateConvolutionDescriptor))(convDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2290,7 +2290,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateConvolut
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateConvolutionDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateConvolutionDescriptor))(convDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateConvolutionDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2304,38 +2304,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateConvolut
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateConvolutionDescriptor(void *convDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateConvolutionDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateConvolutionDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateConvolutionDescriptor(convDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateConvolutionDescriptor(cutap_c, convDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateConvolutionDescriptor))(convDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateDropoutDescriptor(void *dropoutDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateDropoutDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateDropoutDescriptor(dropoutDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)dropoutDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateDropoutDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateDropoutDescriptor))(dropoutDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2354,7 +2354,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateDropoutD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateDropoutDescriptor))(dropoutDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2368,38 +2368,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateDropoutD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateDropoutDescriptor(void *dropoutDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateDropoutDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateDropoutDescriptor(dropoutDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateDropoutDescriptor(cutap_c, dropoutDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateDropoutDescriptor))(dropoutDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFilterDescriptor(void *filterDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateFilterDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateFilterDescriptor(filterDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)filterDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateFilterDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFilterDescriptor))(filterDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2418,7 +2418,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFilterDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFilterDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFilterDescriptor))(filterDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFilterDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2432,39 +2432,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFilterDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFilterDescriptor(void *filterDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFilterDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateFilterDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateFilterDescriptor(filterDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFilterDescriptor(cutap_c, filterDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFilterDescriptor))(filterDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)constPack;
     cutap_w[1] = (uint64_t)ops;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnCreateFusedOpsConstParamPack << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsConstParamPack])(constPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsConstParamPack))(constPack, ops);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2483,7 +2483,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsConstParamPack])(constPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsConstParamPack))(constPack, ops);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2497,39 +2497,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOps
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateFusedOpsConstParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateFusedOpsConstParamPack(constPack, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsConstParamPack(cutap_c, constPack, ops);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsConstParamPack])(constPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsConstParamPack))(constPack, ops);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateFusedOpsPlan, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateFusedOpsPlan(plan, ops);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)plan;
     cutap_w[1] = (uint64_t)ops;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnCreateFusedOpsPlan << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsPlan])(plan, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsPlan))(plan, ops);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2548,7 +2548,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsPlan])(plan, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsPlan))(plan, ops);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2562,39 +2562,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOps
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsPlan, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateFusedOpsPlan(plan, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsPlan(cutap_c, plan, ops);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsPlan])(plan, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsPlan))(plan, ops);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)varPack;
     cutap_w[1] = (uint64_t)ops;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnCreateFusedOpsVariantParamPack << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack])(varPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack))(varPack, ops);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2613,7 +2613,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateFusedOps
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack])(varPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack))(varPack, ops);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2627,38 +2627,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateFusedOps
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateFusedOpsVariantParamPack(varPack, ops);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateFusedOpsVariantParamPack(cutap_c, varPack, ops);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack])(varPack, ops);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack))(varPack, ops);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateLRNDescriptor(void *normDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateLRNDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateLRNDescriptor(normDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)normDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateLRNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateLRNDescriptor])(normDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateLRNDescriptor))(normDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2677,7 +2677,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateLRNDescr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateLRNDescriptor])(normDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateLRNDescriptor))(normDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2691,38 +2691,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateLRNDescr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateLRNDescriptor(void *normDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateLRNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateLRNDescriptor(normDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateLRNDescriptor(cutap_c, normDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateLRNDescriptor])(normDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateLRNDescriptor))(normDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateOpTensorDescriptor(void *opTensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateOpTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateOpTensorDescriptor(opTensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)opTensorDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateOpTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateOpTensorDescriptor))(opTensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2741,7 +2741,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateOpTensor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateOpTensorDescriptor))(opTensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2755,38 +2755,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateOpTensor
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateOpTensorDescriptor(void *opTensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateOpTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateOpTensorDescriptor(opTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateOpTensorDescriptor(cutap_c, opTensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateOpTensorDescriptor))(opTensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreatePoolingDescriptor(void *poolingDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreatePoolingDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreatePoolingDescriptor(poolingDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)poolingDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreatePoolingDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreatePoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreatePoolingDescriptor))(poolingDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2805,7 +2805,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreatePoolingD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreatePoolingDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreatePoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreatePoolingDescriptor))(poolingDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreatePoolingDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2819,38 +2819,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreatePoolingD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreatePoolingDescriptor(void *poolingDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreatePoolingDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreatePoolingDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreatePoolingDescriptor(poolingDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreatePoolingDescriptor(cutap_c, poolingDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreatePoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreatePoolingDescriptor))(poolingDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateRNNDataDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)rnnDataDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateRNNDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDataDescriptor))(rnnDataDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2869,7 +2869,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDataD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDataDescriptor))(rnnDataDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2883,38 +2883,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateRNNDataD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateRNNDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateRNNDataDescriptor(rnnDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDataDescriptor(cutap_c, rnnDataDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDataDescriptor))(rnnDataDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateRNNDescriptor(void *rnnDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateRNNDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateRNNDescriptor(rnnDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)rnnDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateRNNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDescriptor))(rnnDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2933,7 +2933,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateRNNDescr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateRNNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDescriptor))(rnnDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateRNNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2947,38 +2947,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateRNNDescr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateRNNDescriptor(void *rnnDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateRNNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateRNNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateRNNDescriptor(rnnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateRNNDescriptor(cutap_c, rnnDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateRNNDescriptor))(rnnDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateReduceTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)reduceTensorDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateReduceTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateReduceTensorDescriptor))(reduceTensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2997,7 +2997,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateReduceTe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateReduceTensorDescriptor))(reduceTensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3011,38 +3011,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateReduceTe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateReduceTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateReduceTensorDescriptor(reduceTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateReduceTensorDescriptor(cutap_c, reduceTensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateReduceTensorDescriptor))(reduceTensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateSeqDataDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateSeqDataDescriptor(seqDataDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)seqDataDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateSeqDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSeqDataDescriptor))(seqDataDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3061,7 +3061,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSeqDataD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSeqDataDescriptor))(seqDataDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3075,38 +3075,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateSeqDataD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateSeqDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateSeqDataDescriptor(seqDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSeqDataDescriptor(cutap_c, seqDataDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSeqDataDescriptor))(seqDataDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateSpatialTransformerDescriptor(void *stDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateSpatialTransformerDescriptor(stDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)stDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateSpatialTransformerDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor))(stDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3125,7 +3125,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateSpatialT
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor))(stDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3139,38 +3139,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateSpatialT
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateSpatialTransformerDescriptor(void *stDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateSpatialTransformerDescriptor(stDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateSpatialTransformerDescriptor(cutap_c, stDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor))(stDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateTensorDescriptor(void *tensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateTensorDescriptor(tensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)tensorDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorDescriptor))(tensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3189,7 +3189,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorDescriptor))(tensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3203,38 +3203,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateTensorDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorDescriptor(void *tensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateTensorDescriptor(tensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorDescriptor(cutap_c, tensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorDescriptor))(tensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnCreateTensorTransformDescriptor(void *transformDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnCreateTensorTransformDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnCreateTensorTransformDescriptor(transformDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)transformDesc;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnCreateTensorTransformDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorTransformDescriptor))(transformDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3253,7 +3253,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnCreateTensorTr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnCreateTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorTransformDescriptor))(transformDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnCreateTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3267,39 +3267,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnCreateTensorTr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnCreateTensorTransformDescriptor(void *transformDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnCreateTensorTransformDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnCreateTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnCreateTensorTransformDescriptor(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnCreateTensorTransformDescriptor(cutap_c, transformDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnCreateTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnCreateTensorTransformDescriptor))(transformDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDeriveBNTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)derivedBnDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)xDesc;
     cutap_w[2] = (uint64_t)mode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDeriveBNTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnDeriveBNTensorDescriptor])(derivedBnDesc, xDesc, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveBNTensorDescriptor))(derivedBnDesc, xDesc, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3312,7 +3312,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveBNTensor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveBNTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnDeriveBNTensorDescriptor])(derivedBnDesc, xDesc, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveBNTensorDescriptor))(derivedBnDesc, xDesc, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDeriveBNTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3326,25 +3326,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDeriveBNTensor
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDeriveBNTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDeriveBNTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDeriveBNTensorDescriptor(derivedBnDesc, xDesc, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveBNTensorDescriptor(cutap_c, derivedBnDesc, xDesc, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnDeriveBNTensorDescriptor])(derivedBnDesc, xDesc, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveBNTensorDescriptor))(derivedBnDesc, xDesc, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDeriveNormTensorDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3353,14 +3354,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDeriveNormTensorDescriptor(void *derivedNo
     cutap_w[2] = (uint64_t)(uintptr_t)xDesc;
     cutap_w[3] = (uint64_t)mode;
     cutap_w[4] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnDeriveNormTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudnnDeriveNormTensorDescriptor])(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveNormTensorDescriptor))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3373,7 +3373,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDeriveNormTens
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDeriveNormTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudnnDeriveNormTensorDescriptor])(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveNormTensorDescriptor))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDeriveNormTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3387,37 +3387,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDeriveNormTens
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDeriveNormTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDeriveNormTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDeriveNormTensorDescriptor(cutap_c, derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_real[CUTAP_ID_cudnnDeriveNormTensorDescriptor])(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnDeriveNormTensorDescriptor))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroy(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroy(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroy))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3430,7 +3430,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroy(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroy))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3444,37 +3444,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroy(void *
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroy(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroy(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroy))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyActivationDescriptor(void *activationDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyActivationDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyActivationDescriptor(activationDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)activationDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyActivationDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyActivationDescriptor))(activationDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3487,7 +3487,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyActivat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyActivationDescriptor))(activationDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3501,37 +3501,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyActivat
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyActivationDescriptor(void *activationDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyActivationDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyActivationDescriptor(activationDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyActivationDescriptor(cutap_c, activationDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyActivationDescriptor])(activationDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyActivationDescriptor))(activationDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyAttnDescriptor(void *attnDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyAttnDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyAttnDescriptor(attnDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)attnDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyAttnDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyAttnDescriptor))(attnDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3544,7 +3544,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyAttnDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyAttnDescriptor))(attnDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3558,37 +3558,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyAttnDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyAttnDescriptor(void *attnDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyAttnDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyAttnDescriptor(attnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyAttnDescriptor(cutap_c, attnDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyAttnDescriptor])(attnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyAttnDescriptor))(attnDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyCTCLossDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ctcLossDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyCTCLossDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyCTCLossDescriptor))(ctcLossDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3601,7 +3601,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyCTCLoss
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyCTCLossDescriptor))(ctcLossDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3615,37 +3615,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyCTCLoss
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyCTCLossDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyCTCLossDescriptor(ctcLossDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyCTCLossDescriptor(cutap_c, ctcLossDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyCTCLossDescriptor])(ctcLossDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyCTCLossDescriptor))(ctcLossDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyConvolutionDescriptor(void *convDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyConvolutionDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyConvolutionDescriptor(convDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyConvolutionDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyConvolutionDescriptor))(convDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3658,7 +3658,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyConvolu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyConvolutionDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyConvolutionDescriptor))(convDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyConvolutionDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3672,37 +3672,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyConvolu
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyConvolutionDescriptor(void *convDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyConvolutionDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyConvolutionDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyConvolutionDescriptor(convDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyConvolutionDescriptor(cutap_c, convDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyConvolutionDescriptor])(convDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyConvolutionDescriptor))(convDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyDropoutDescriptor(void *dropoutDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyDropoutDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyDropoutDescriptor(dropoutDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)dropoutDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyDropoutDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyDropoutDescriptor))(dropoutDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3715,7 +3715,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyDropout
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyDropoutDescriptor))(dropoutDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3729,37 +3729,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyDropout
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyDropoutDescriptor(void *dropoutDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyDropoutDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyDropoutDescriptor(dropoutDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyDropoutDescriptor(cutap_c, dropoutDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyDropoutDescriptor])(dropoutDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyDropoutDescriptor))(dropoutDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFilterDescriptor(void *filterDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyFilterDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyFilterDescriptor(filterDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)filterDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyFilterDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFilterDescriptor))(filterDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3772,7 +3772,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFilterD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFilterDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFilterDescriptor))(filterDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFilterDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3786,37 +3786,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFilterD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFilterDescriptor(void *filterDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFilterDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyFilterDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyFilterDescriptor(filterDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFilterDescriptor(cutap_c, filterDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFilterDescriptor])(filterDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFilterDescriptor))(filterDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsConstParamPack(void *constPack)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyFusedOpsConstParamPack(constPack);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)constPack;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyFusedOpsConstParamPack << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack])(constPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack))(constPack);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3829,7 +3829,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack])(constPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack))(constPack);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3843,37 +3843,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOp
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsConstParamPack(void *constPack)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyFusedOpsConstParamPack(constPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsConstParamPack(cutap_c, constPack);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack])(constPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack))(constPack);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsPlan(void *plan)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyFusedOpsPlan, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyFusedOpsPlan(plan);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)plan;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyFusedOpsPlan << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsPlan])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsPlan))(plan);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3886,7 +3886,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsPlan])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsPlan))(plan);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3900,37 +3900,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOp
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsPlan(void *plan)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsPlan, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyFusedOpsPlan(plan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsPlan(cutap_c, plan);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsPlan])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsPlan))(plan);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyFusedOpsVariantParamPack(void *varPack)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyFusedOpsVariantParamPack(varPack);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)varPack;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack])(varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack))(varPack);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3943,7 +3943,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyFusedOp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack])(varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack))(varPack);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3957,37 +3957,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyFusedOp
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyFusedOpsVariantParamPack(void *varPack)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyFusedOpsVariantParamPack(varPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyFusedOpsVariantParamPack(cutap_c, varPack);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack])(varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack))(varPack);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyLRNDescriptor(void *lrnDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyLRNDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyLRNDescriptor(lrnDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)lrnDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyLRNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyLRNDescriptor])(lrnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyLRNDescriptor))(lrnDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4000,7 +4000,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyLRNDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyLRNDescriptor])(lrnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyLRNDescriptor))(lrnDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4014,37 +4014,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyLRNDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyLRNDescriptor(void *lrnDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyLRNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyLRNDescriptor(lrnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyLRNDescriptor(cutap_c, lrnDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyLRNDescriptor])(lrnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyLRNDescriptor))(lrnDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyOpTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)opTensorDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyOpTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyOpTensorDescriptor))(opTensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4057,7 +4057,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyOpTenso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyOpTensorDescriptor))(opTensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4071,37 +4071,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyOpTenso
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyOpTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyOpTensorDescriptor(opTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyOpTensorDescriptor(cutap_c, opTensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyOpTensorDescriptor])(opTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyOpTensorDescriptor))(opTensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyPoolingDescriptor(void *poolingDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyPoolingDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyPoolingDescriptor(poolingDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)poolingDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyPoolingDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyPoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyPoolingDescriptor))(poolingDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4114,7 +4114,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyPooling
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyPoolingDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyPoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyPoolingDescriptor))(poolingDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyPoolingDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4128,37 +4128,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyPooling
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyPoolingDescriptor(void *poolingDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyPoolingDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyPoolingDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyPoolingDescriptor(poolingDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyPoolingDescriptor(cutap_c, poolingDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyPoolingDescriptor])(poolingDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyPoolingDescriptor))(poolingDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyRNNDataDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)rnnDataDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyRNNDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDataDescriptor))(rnnDataDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4171,7 +4171,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNData
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDataDescriptor))(rnnDataDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4185,37 +4185,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyRNNData
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyRNNDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyRNNDataDescriptor(rnnDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDataDescriptor(cutap_c, rnnDataDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDataDescriptor])(rnnDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDataDescriptor))(rnnDataDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyRNNDescriptor(void *rnnDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyRNNDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyRNNDescriptor(rnnDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)rnnDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyRNNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDescriptor))(rnnDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4228,7 +4228,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyRNNDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyRNNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDescriptor))(rnnDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyRNNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4242,37 +4242,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyRNNDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyRNNDescriptor(void *rnnDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyRNNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyRNNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyRNNDescriptor(rnnDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyRNNDescriptor(cutap_c, rnnDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyRNNDescriptor])(rnnDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyRNNDescriptor))(rnnDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)reduceTensorDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyReduceTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyReduceTensorDescriptor))(reduceTensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4285,7 +4285,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyReduceT
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyReduceTensorDescriptor))(reduceTensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4299,37 +4299,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyReduceT
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyReduceTensorDescriptor(reduceTensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyReduceTensorDescriptor(cutap_c, reduceTensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyReduceTensorDescriptor])(reduceTensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyReduceTensorDescriptor))(reduceTensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroySeqDataDescriptor(void *seqDataDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroySeqDataDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroySeqDataDescriptor(seqDataDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)seqDataDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroySeqDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySeqDataDescriptor))(seqDataDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4342,7 +4342,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySeqData
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySeqDataDescriptor))(seqDataDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroySeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4356,37 +4356,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroySeqData
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySeqDataDescriptor(void *seqDataDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroySeqDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroySeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroySeqDataDescriptor(seqDataDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySeqDataDescriptor(cutap_c, seqDataDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySeqDataDescriptor])(seqDataDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySeqDataDescriptor))(seqDataDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroySpatialTransformerDescriptor(void *stDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroySpatialTransformerDescriptor(stDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)stDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroySpatialTransformerDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor))(stDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4399,7 +4399,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroySpatial
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor))(stDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4413,37 +4413,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroySpatial
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroySpatialTransformerDescriptor(void *stDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroySpatialTransformerDescriptor(stDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroySpatialTransformerDescriptor(cutap_c, stDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor])(stDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor))(stDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyTensorDescriptor(void *tensorDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyTensorDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyTensorDescriptor(tensorDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)tensorDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorDescriptor))(tensorDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4456,7 +4456,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorDescriptor))(tensorDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4470,37 +4470,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyTensorD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorDescriptor(void *tensorDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyTensorDescriptor(tensorDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorDescriptor(cutap_c, tensorDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorDescriptor])(tensorDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorDescriptor))(tensorDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDestroyTensorTransformDescriptor(void *transformDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDestroyTensorTransformDescriptor(transformDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)transformDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDestroyTensorTransformDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorTransformDescriptor))(transformDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4513,7 +4513,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDestroyTensorT
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorTransformDescriptor))(transformDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4527,25 +4527,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDestroyTensorT
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDestroyTensorTransformDescriptor(void *transformDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDestroyTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDestroyTensorTransformDescriptor(transformDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDestroyTensorTransformDescriptor(cutap_c, transformDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cudnnDestroyTensorTransformDescriptor])(transformDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDestroyTensorTransformDescriptor))(transformDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDivisiveNormalizationBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4563,14 +4564,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationBackward(void *handle
     cutap_w[11] = (uint64_t)(uintptr_t)dXdMeansDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)dx;
     cutap_w[13] = (uint64_t)(uintptr_t)dMeans;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnDivisiveNormalizationBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationBackward])(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationBackward))(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4583,7 +4583,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormal
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationBackward])(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationBackward))(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDivisiveNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4597,25 +4597,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDivisiveNormal
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDivisiveNormalizationBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDivisiveNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationBackward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationBackward])(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationBackward))(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDivisiveNormalizationForward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4631,14 +4632,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDivisiveNormalizationForward(void *handle,
     cutap_w[9] = (uint64_t)(uintptr_t)beta;
     cutap_w[10] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[11] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnDivisiveNormalizationForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationForward])(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationForward))(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4651,7 +4651,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDivisiveNormal
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDivisiveNormalizationForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationForward])(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationForward))(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDivisiveNormalizationForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4665,25 +4665,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDivisiveNormal
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDivisiveNormalizationForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDivisiveNormalizationForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDivisiveNormalizationForward(cutap_c, handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnDivisiveNormalizationForward])(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDivisiveNormalizationForward))(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDropoutBackward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4695,14 +4696,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutBackward(void *handle, void *dropou
     cutap_w[5] = (uint64_t)(uintptr_t)dx;
     cutap_w[6] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[7] = (uint64_t)reserveSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnDropoutBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutBackward])(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutBackward))(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4715,7 +4715,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutBackwar
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutBackward])(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutBackward))(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4729,25 +4729,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutBackwar
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDropoutBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDropoutBackward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutBackward(cutap_c, handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutBackward])(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutBackward))(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDropoutForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4759,14 +4760,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutForward(void *handle, void *dropout
     cutap_w[5] = (uint64_t)(uintptr_t)y;
     cutap_w[6] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[7] = (uint64_t)reserveSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnDropoutForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutForward])(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutForward))(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4779,7 +4779,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutForward
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutForward])(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutForward))(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4793,38 +4793,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutForward
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDropoutForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDropoutForward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutForward(cutap_c, handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnDropoutForward])(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutForward))(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)xdesc;
     cutap_w[1] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDropoutGetReserveSpaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetReserveSpaceSize])(xdesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetReserveSpaceSize))(xdesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4837,7 +4837,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetRese
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetReserveSpaceSize])(xdesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetReserveSpaceSize))(xdesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4851,38 +4851,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutGetRese
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDropoutGetReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDropoutGetReserveSpaceSize(xdesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetReserveSpaceSize(cutap_c, xdesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetReserveSpaceSize])(xdesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetReserveSpaceSize))(xdesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnDropoutGetStatesSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnDropoutGetStatesSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetStatesSize])(handle, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetStatesSize))(handle, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4895,7 +4895,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnDropoutGetStat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnDropoutGetStatesSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetStatesSize])(handle, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetStatesSize))(handle, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnDropoutGetStatesSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4909,25 +4909,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnDropoutGetStat
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnDropoutGetStatesSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnDropoutGetStatesSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnDropoutGetStatesSize(handle, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnDropoutGetStatesSize(cutap_c, handle, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnDropoutGetStatesSize])(handle, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnDropoutGetStatesSize))(handle, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4939,14 +4940,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithm(void 
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm])(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4959,7 +4959,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm])(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4973,25 +4973,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithm(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm])(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm))(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5008,14 +5009,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardDataAlgorithmEx(voi
     cutap_w[10] = (uint64_t)(uintptr_t)perfResults;
     cutap_w[11] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[12] = (uint64_t)workSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx])(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5028,7 +5028,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx])(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5042,25 +5042,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardDataAlgorithmEx(cutap_c, handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx])(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx))(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5072,14 +5073,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithm(voi
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm])(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5092,7 +5092,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm])(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5106,25 +5106,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithm(cutap_c, handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm])(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm))(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5141,14 +5142,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionBackwardFilterAlgorithmEx(v
     cutap_w[10] = (uint64_t)(uintptr_t)perfResults;
     cutap_w[11] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[12] = (uint64_t)workSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx])(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5161,7 +5161,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx])(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5175,25 +5175,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionBackwardFilterAlgorithmEx(cutap_c, handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx])(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx))(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5205,14 +5206,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithm(void *hand
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionForwardAlgorithm << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm])(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5225,7 +5225,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm])(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5239,25 +5239,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithm(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm])(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm))(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5274,14 +5275,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnFindConvolutionForwardAlgorithmEx(void *ha
     cutap_w[10] = (uint64_t)(uintptr_t)perfResults;
     cutap_w[11] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[12] = (uint64_t)workSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx])(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5294,7 +5294,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFindConvolutio
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx])(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5308,39 +5308,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFindConvolutio
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFindConvolutionForwardAlgorithmEx(cutap_c, handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_real[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx])(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx))(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnFusedOpsExecute, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnFusedOpsExecute(handle, plan, varPack);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)plan;
     cutap_w[2] = (uint64_t)(uintptr_t)varPack;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnFusedOpsExecute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnFusedOpsExecute])(handle, plan, varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFusedOpsExecute))(handle, plan, varPack);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5353,7 +5353,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnFusedOpsExecut
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnFusedOpsExecute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnFusedOpsExecute])(handle, plan, varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFusedOpsExecute))(handle, plan, varPack);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnFusedOpsExecute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5367,25 +5367,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnFusedOpsExecut
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnFusedOpsExecute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnFusedOpsExecute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnFusedOpsExecute(handle, plan, varPack);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnFusedOpsExecute(cutap_c, handle, plan, varPack);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnFusedOpsExecute])(handle, plan, varPack);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnFusedOpsExecute))(handle, plan, varPack);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetActivationDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5393,14 +5394,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetActivationDescriptor(void *activationDe
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = (uint64_t)(uintptr_t)reluNanOpt;
     cutap_w[3] = (uint64_t)(uintptr_t)coef;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetActivationDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5413,7 +5413,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5427,38 +5427,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetActivationD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetActivationDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)swish_beta;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetActivationDescriptorSwishBeta << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5471,7 +5471,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetActivationD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5485,25 +5485,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetActivationD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetAttnDescriptor, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5529,14 +5530,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetAttnDescriptor(void *attnDesc, void *at
     cutap_w[19] = (uint64_t)(uintptr_t)maxBeamSize;
     cutap_w[20] = CUTAP_FP_CAP(7, 0, CUTAP_CAPS_NONE);
     cutap_w[22] = CUTAP_FP_CAP(8, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnGetAttnDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5559,7 +5559,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetAttnDescrip
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5573,25 +5573,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetAttnDescrip
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetAttnDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5606,14 +5607,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationBackwardExWorkspaceSi
     cutap_w[8] = (uint64_t)(uintptr_t)dBnScaleBiasDesc;
     cutap_w[9] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[10] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize])(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5626,7 +5626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize])(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5640,25 +5640,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormal
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationBackwardExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize])(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5671,14 +5672,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationForwardTrainingExWork
     cutap_w[6] = (uint64_t)(uintptr_t)bnScaleBiasMeanVarDesc;
     cutap_w[7] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[8] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize])(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5691,7 +5691,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize])(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5705,25 +5705,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormal
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(cutap_c, handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize])(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5733,14 +5734,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetBatchNormalizationTrainingExReserveSpac
     cutap_w[3] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)xDesc;
     cutap_w[5] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize])(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize))(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5753,7 +5753,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetBatchNormal
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize])(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize))(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5767,38 +5767,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetBatchNormal
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cutap_c, handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize])(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize))(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ctcLossDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)compType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor))(ctcLossDesc, compType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5811,7 +5811,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor))(ctcLossDesc, compType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5825,25 +5825,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossDescriptor(ctcLossDesc, compType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor))(ctcLossDesc, compType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossDescriptorEx, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5851,14 +5852,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, 
     cutap_w[1] = (uint64_t)(uintptr_t)compType;
     cutap_w[2] = (uint64_t)(uintptr_t)normMode;
     cutap_w[3] = (uint64_t)(uintptr_t)gradMode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossDescriptorEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5871,7 +5871,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5885,25 +5885,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptorEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5912,14 +5913,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc,
     cutap_w[2] = (uint64_t)(uintptr_t)normMode;
     cutap_w[3] = (uint64_t)(uintptr_t)gradMode;
     cutap_w[4] = (uint64_t)(uintptr_t)maxLabelLength;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossDescriptor_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5932,7 +5932,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5946,25 +5946,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5973,14 +5974,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc,
     cutap_w[2] = (uint64_t)(uintptr_t)normMode;
     cutap_w[3] = (uint64_t)(uintptr_t)ctcGradMode;
     cutap_w[4] = (uint64_t)(uintptr_t)maxLabelLength;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossDescriptor_v9 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5993,7 +5993,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6007,25 +6007,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossDescriptor_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6038,14 +6039,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize(void *handle, void
     cutap_w[6] = (uint64_t)algo;
     cutap_w[7] = (uint64_t)(uintptr_t)ctcLossDesc;
     cutap_w[8] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize])(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6058,7 +6058,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWork
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize])(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6072,25 +6072,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossWork
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize(cutap_c, handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize])(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6100,14 +6101,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCTCLossWorkspaceSize_v8(void *handle, u
     cutap_w[3] = (uint64_t)(uintptr_t)probsDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)gradientsDesc;
     cutap_w[5] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8])(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6120,7 +6120,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCTCLossWork
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8])(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6134,25 +6134,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCTCLossWork
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCTCLossWorkspaceSize_v8(cutap_c, handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8])(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetCallback(void *mask, void *udata, void *fptr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCallback, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCallback(mask, udata, fptr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6161,14 +6162,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetCallback(void *mask, void *udata, void 
     cutap_w[2] = (uint64_t)(uintptr_t)fptr;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCallback))(mask, udata, fptr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6191,7 +6191,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetCallback(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCallback))(mask, udata, fptr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6205,25 +6205,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetCallback(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetCallback(void *mask, void *udata, void *fptr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCallback(mask, udata, fptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCallback(cutap_c, mask, udata, fptr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCallback))(mask, udata, fptr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolution2dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6236,14 +6237,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dDescriptor(void *convDesc,
     cutap_w[6] = (uint64_t)(uintptr_t)dilation_w;
     cutap_w[7] = (uint64_t)(uintptr_t)mode;
     cutap_w[8] = (uint64_t)(uintptr_t)computeType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolution2dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6256,7 +6256,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolution2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6270,25 +6270,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolution2dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolution2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6299,14 +6300,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolution2dForwardOutputDim(void *con
     cutap_w[4] = (uint64_t)(uintptr_t)c;
     cutap_w[5] = (uint64_t)(uintptr_t)h;
     cutap_w[6] = (uint64_t)(uintptr_t)w;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolution2dForwardOutputDim << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6319,7 +6319,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6333,38 +6333,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolution2dForwardOutputDim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolution2dForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, n, c, h, w);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)count;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount))(handle, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6377,7 +6377,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount))(handle, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6391,25 +6391,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cutap_c, handle, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount))(handle, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6421,14 +6422,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataAlgorithm_v7(voi
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7])(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6441,7 +6441,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7])(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6455,25 +6455,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataAlgorithm_v7(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7])(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7))(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6484,14 +6485,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardDataWorkspaceSize(vo
     cutap_w[4] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[5] = (uint64_t)algo;
     cutap_w[6] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize])(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6504,7 +6504,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize])(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6518,38 +6518,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardDataWorkspaceSize(cutap_c, handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize])(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)count;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount))(handle, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6562,7 +6562,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount))(handle, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6576,25 +6576,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cutap_c, handle, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount))(handle, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6606,14 +6607,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterAlgorithm_v7(v
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7])(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6626,7 +6626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7])(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6640,25 +6640,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterAlgorithm_v7(cutap_c, handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7])(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7))(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6669,14 +6670,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionBackwardFilterWorkspaceSize(
     cutap_w[4] = (uint64_t)(uintptr_t)gradDesc;
     cutap_w[5] = (uint64_t)algo;
     cutap_w[6] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize])(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6689,7 +6689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize])(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6703,38 +6703,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionBackwardFilterWorkspaceSize(cutap_c, handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize])(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)count;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount))(handle, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6747,7 +6747,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount))(handle, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6761,25 +6761,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionForwardAlgorithmMaxCount(handle, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithmMaxCount(cutap_c, handle, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount])(handle, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount))(handle, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6791,14 +6792,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardAlgorithm_v7(void *ha
     cutap_w[5] = (uint64_t)(int64_t)requestedAlgoCount;
     cutap_w[6] = (uint64_t)(uintptr_t)returnedAlgoCount;
     cutap_w[7] = (uint64_t)(uintptr_t)perfResults;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7])(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6811,7 +6811,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7])(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6825,25 +6825,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardAlgorithm_v7(cutap_c, handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7])(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7))(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6854,14 +6855,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionForwardWorkspaceSize(void *h
     cutap_w[4] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[5] = (uint64_t)algo;
     cutap_w[6] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize])(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize))(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6874,7 +6874,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize])(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize))(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6888,38 +6888,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionForwardWorkspaceSize(cutap_c, handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize])(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize))(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionGroupCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)groupCount;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionGroupCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionGroupCount))(convDesc, groupCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6932,7 +6932,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionGroupCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionGroupCount))(convDesc, groupCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionGroupCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6946,38 +6946,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionGroupCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionGroupCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionGroupCount(convDesc, groupCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionGroupCount(cutap_c, convDesc, groupCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionGroupCount))(convDesc, groupCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionMathType(void *convDesc, void *mathType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionMathType, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionMathType(convDesc, mathType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)mathType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionMathType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionMathType))(convDesc, mathType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6990,7 +6990,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionMathType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionMathType))(convDesc, mathType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionMathType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7004,25 +7004,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionMathType(void *convDesc, void *mathType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionMathType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionMathType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionMathType(convDesc, mathType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionMathType(cutap_c, convDesc, mathType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionMathType))(convDesc, mathType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7034,14 +7035,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdDescriptor(void *convDesc,
     cutap_w[5] = (uint64_t)(uintptr_t)dilationA;
     cutap_w[6] = (uint64_t)(uintptr_t)mode;
     cutap_w[7] = (uint64_t)(uintptr_t)computeType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdDescriptor])(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdDescriptor))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7054,7 +7054,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdDescriptor])(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdDescriptor))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7068,25 +7068,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdDescriptor(cutap_c, convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdDescriptor])(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdDescriptor))(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7095,14 +7096,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionNdForwardOutputDim(void *con
     cutap_w[2] = (uint64_t)(uintptr_t)filterDesc;
     cutap_w[3] = (uint64_t)(int64_t)nbDims;
     cutap_w[4] = (uint64_t)(uintptr_t)tensorOuputDimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7115,7 +7115,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7129,38 +7129,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionNdForwardOutputDim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionNdForwardOutputDim(cutap_c, convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim])(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetConvolutionReorderType, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetConvolutionReorderType(convDesc, reorderType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)reorderType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetConvolutionReorderType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionReorderType))(convDesc, reorderType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7173,7 +7173,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetConvolutionReorderType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionReorderType))(convDesc, reorderType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetConvolutionReorderType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7187,35 +7187,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetConvolutionReorderType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetConvolutionReorderType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetConvolutionReorderType(convDesc, reorderType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetConvolutionReorderType(cutap_c, convDesc, reorderType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetConvolutionReorderType))(convDesc, reorderType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_cudnnGetCudartVersion(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetCudartVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetCudartVersion();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetCudartVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCudartVersion))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7228,7 +7228,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetCudartVers
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetCudartVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCudartVersion))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetCudartVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -7242,25 +7242,26 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetCudartVers
 }
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetCudartVersion(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetCudartVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetCudartVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetCudartVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetCudartVersion(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetCudartVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetCudartVersion))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetDropoutDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7270,14 +7271,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetDropoutDescriptor(void *dropoutDesc, vo
     cutap_w[3] = (uint64_t)(uintptr_t)states;
     cutap_w[4] = (uint64_t)(uintptr_t)seed;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetDropoutDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetDropoutDescriptor])(dropoutDesc, handle, dropout, states, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetDropoutDescriptor))(dropoutDesc, handle, dropout, states, seed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7296,7 +7296,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetDropoutDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetDropoutDescriptor])(dropoutDesc, handle, dropout, states, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetDropoutDescriptor))(dropoutDesc, handle, dropout, states, seed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7310,37 +7310,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetDropoutDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetDropoutDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, seed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetDropoutDescriptor])(dropoutDesc, handle, dropout, states, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetDropoutDescriptor))(dropoutDesc, handle, dropout, states, seed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_cudnnGetErrorString(unsigned int status)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetErrorString, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetErrorString(status);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)status;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetErrorString << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudnnGetErrorString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetErrorString))(status);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7353,7 +7353,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_cudnnGetErrorString(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudnnGetErrorString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetErrorString))(status);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -7367,25 +7367,26 @@ static __attribute__((noinline, cold)) void * cutap_cu_cudnnGetErrorString(unsig
 }
 CUTAP_SLOW void * cutap_ct_cudnnGetErrorString(unsigned int status)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetErrorString, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetErrorString(status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetErrorString(cutap_c, status);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_cudnnGetErrorString])(status);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetErrorString))(status);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFilter4dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7396,14 +7397,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilter4dDescriptor(void *filterDesc, vo
     cutap_w[4] = (uint64_t)(uintptr_t)c;
     cutap_w[5] = (uint64_t)(uintptr_t)h;
     cutap_w[6] = (uint64_t)(uintptr_t)w;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetFilter4dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7416,7 +7416,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilter4dDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilter4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilter4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7430,25 +7430,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilter4dDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilter4dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFilter4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFilterNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7458,14 +7459,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilterNdDescriptor(void *filterDesc, in
     cutap_w[3] = (uint64_t)(uintptr_t)format;
     cutap_w[4] = (uint64_t)(uintptr_t)nbDims;
     cutap_w[5] = (uint64_t)(uintptr_t)filterDimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetFilterNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterNdDescriptor])(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterNdDescriptor))(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7478,7 +7478,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterNdDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterNdDescriptor])(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterNdDescriptor))(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilterNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7492,38 +7492,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilterNdDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilterNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFilterNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterNdDescriptor(cutap_c, filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterNdDescriptor])(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterNdDescriptor))(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFilterSizeInBytes, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFilterSizeInBytes(filterDesc, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)filterDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetFilterSizeInBytes << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterSizeInBytes])(filterDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterSizeInBytes))(filterDesc, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7536,7 +7536,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFilterSizeI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFilterSizeInBytes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterSizeInBytes])(filterDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterSizeInBytes))(filterDesc, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFilterSizeInBytes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7550,25 +7550,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFilterSizeI
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFilterSizeInBytes, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFilterSizeInBytes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFilterSizeInBytes(filterDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFilterSizeInBytes(cutap_c, filterDesc, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetFilterSizeInBytes])(filterDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFilterSizeInBytes))(filterDesc, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7586,14 +7587,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFoldedConvBackwardDataDescriptors(void 
     cutap_w[11] = (uint64_t)(uintptr_t)diffPadTransDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)gradFoldTransDesc;
     cutap_w[13] = (uint64_t)(uintptr_t)gradUnfoldTransDesc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors])(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7606,7 +7606,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFoldedConvB
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors])(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7620,25 +7620,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFoldedConvB
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFoldedConvBackwardDataDescriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFoldedConvBackwardDataDescriptors(cutap_c, handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors])(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7646,14 +7647,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetFusedOpsConstParamPackAttribute(void *c
     cutap_w[1] = (uint64_t)paramLabel;
     cutap_w[2] = (uint64_t)(uintptr_t)param;
     cutap_w[3] = (uint64_t)(uintptr_t)isNULL;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param, isNULL);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param, isNULL);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7666,7 +7666,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsCon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param, isNULL);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param, isNULL);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7680,39 +7680,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFusedOpsCon
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFusedOpsConstParamPackAttribute(constPack, paramLabel, param, isNULL);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param, isNULL);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param, isNULL);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param, isNULL);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)varPack;
     cutap_w[1] = (uint64_t)paramLabel;
     cutap_w[2] = (uint64_t)(uintptr_t)ptr;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7725,7 +7725,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetFusedOpsVar
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7739,25 +7739,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetFusedOpsVar
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetLRNDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7766,14 +7767,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetLRNDescriptor(void *normDesc, void *lrn
     cutap_w[2] = (uint64_t)(uintptr_t)lrnAlpha;
     cutap_w[3] = (uint64_t)(uintptr_t)lrnBeta;
     cutap_w[4] = (uint64_t)(uintptr_t)lrnK;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetLRNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7786,7 +7786,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetLRNDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7800,35 +7800,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetLRNDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetLRNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_cudnnGetMaxDeviceVersion(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetMaxDeviceVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetMaxDeviceVersion();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetMaxDeviceVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetMaxDeviceVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMaxDeviceVersion))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7841,7 +7841,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetMaxDeviceV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMaxDeviceVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetMaxDeviceVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMaxDeviceVersion))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMaxDeviceVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -7855,25 +7855,26 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetMaxDeviceV
 }
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetMaxDeviceVersion(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMaxDeviceVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetMaxDeviceVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetMaxDeviceVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMaxDeviceVersion(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetMaxDeviceVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMaxDeviceVersion))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7882,14 +7883,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnBuffers(void *handle, void
     cutap_w[2] = (uint64_t)(uintptr_t)weightSizeInBytes;
     cutap_w[3] = (uint64_t)(uintptr_t)workSpaceSizeInBytes;
     cutap_w[4] = (uint64_t)(uintptr_t)reserveSpaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetMultiHeadAttnBuffers << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnBuffers])(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnBuffers))(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7902,7 +7902,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAt
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnBuffers])(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnBuffers))(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7916,25 +7916,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetMultiHeadAt
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetMultiHeadAttnBuffers, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetMultiHeadAttnBuffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnBuffers(cutap_c, handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnBuffers])(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnBuffers))(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetMultiHeadAttnWeights, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7946,14 +7947,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetMultiHeadAttnWeights(void *handle, void
     cutap_w[5] = (uint64_t)(uintptr_t)wDesc;
     cutap_w[6] = (uint64_t)(uintptr_t)wAddr;
     cutap_w[7] = CUTAP_FP_CAP(6, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetMultiHeadAttnWeights << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnWeights])(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnWeights))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7972,7 +7972,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetMultiHeadAt
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetMultiHeadAttnWeights, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnWeights])(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnWeights))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetMultiHeadAttnWeights, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7986,25 +7986,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetMultiHeadAt
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetMultiHeadAttnWeights, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetMultiHeadAttnWeights, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetMultiHeadAttnWeights(cutap_c, handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetMultiHeadAttnWeights])(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetMultiHeadAttnWeights))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8022,14 +8023,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationBackwardWorkspaceSize(void
     cutap_w[11] = (uint64_t)(uintptr_t)normMeanVarDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)sizeInBytes;
     cutap_w[13] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize])(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8042,7 +8042,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize])(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8056,25 +8056,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizati
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationBackwardWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize])(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8090,14 +8091,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationForwardTrainingWorkspaceSi
     cutap_w[9] = (uint64_t)(uintptr_t)normMeanVarDesc;
     cutap_w[10] = (uint64_t)(uintptr_t)sizeInBytes;
     cutap_w[11] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize])(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8110,7 +8110,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize])(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8124,25 +8124,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizati
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationForwardTrainingWorkspaceSize(cutap_c, handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize])(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8154,14 +8155,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetNormalizationTrainingReserveSpaceSize(v
     cutap_w[5] = (uint64_t)(uintptr_t)xDesc;
     cutap_w[6] = (uint64_t)(uintptr_t)sizeInBytes;
     cutap_w[7] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize])(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize))(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8174,7 +8174,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetNormalizati
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize])(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize))(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8188,25 +8188,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetNormalizati
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetNormalizationTrainingReserveSpaceSize(cutap_c, handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_real[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize])(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize))(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetOpTensorDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8214,14 +8215,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetOpTensorDescriptor(void *opTensorDesc, 
     cutap_w[1] = (uint64_t)(uintptr_t)opTensorOp;
     cutap_w[2] = (uint64_t)(uintptr_t)opTensorCompType;
     cutap_w[3] = (uint64_t)(uintptr_t)opTensorNanOpt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetOpTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8234,7 +8234,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetOpTensorDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8248,25 +8248,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetOpTensorDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetOpTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetPooling2dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8279,14 +8280,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dDescriptor(void *poolingDesc, 
     cutap_w[6] = (uint64_t)(uintptr_t)horizontalPadding;
     cutap_w[7] = (uint64_t)(uintptr_t)verticalStride;
     cutap_w[8] = (uint64_t)(uintptr_t)horizontalStride;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetPooling2dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8299,7 +8299,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPooling2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8313,25 +8313,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPooling2dDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPooling2dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetPooling2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8341,14 +8342,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPooling2dForwardOutputDim(void *pooling
     cutap_w[3] = (uint64_t)(uintptr_t)c;
     cutap_w[4] = (uint64_t)(uintptr_t)h;
     cutap_w[5] = (uint64_t)(uintptr_t)w;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetPooling2dForwardOutputDim << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dForwardOutputDim])(poolingDesc, inputTensorDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dForwardOutputDim))(poolingDesc, inputTensorDesc, n, c, h, w);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8361,7 +8361,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPooling2dFo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dForwardOutputDim])(poolingDesc, inputTensorDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dForwardOutputDim))(poolingDesc, inputTensorDesc, n, c, h, w);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8375,25 +8375,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPooling2dFo
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetPooling2dForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetPooling2dForwardOutputDim(poolingDesc, inputTensorDesc, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPooling2dForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, n, c, h, w);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPooling2dForwardOutputDim])(poolingDesc, inputTensorDesc, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPooling2dForwardOutputDim))(poolingDesc, inputTensorDesc, n, c, h, w);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetPoolingNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8405,14 +8406,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdDescriptor(void *poolingDesc, 
     cutap_w[5] = (uint64_t)(uintptr_t)windowDimA;
     cutap_w[6] = (uint64_t)(uintptr_t)paddingA;
     cutap_w[7] = (uint64_t)(uintptr_t)strideA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetPoolingNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdDescriptor])(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdDescriptor))(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8425,7 +8425,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdDescriptor])(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdDescriptor))(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPoolingNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8439,25 +8439,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPoolingNdDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPoolingNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetPoolingNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdDescriptor(cutap_c, poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdDescriptor])(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdDescriptor))(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8465,14 +8466,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetPoolingNdForwardOutputDim(void *pooling
     cutap_w[1] = (uint64_t)(uintptr_t)inputTensorDesc;
     cutap_w[2] = (uint64_t)(int64_t)nbDims;
     cutap_w[3] = (uint64_t)(uintptr_t)outputTensorDimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetPoolingNdForwardOutputDim << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim])(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8485,7 +8485,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetPoolingNdFo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim])(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8499,38 +8499,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetPoolingNdFo
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetPoolingNdForwardOutputDim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetPoolingNdForwardOutputDim(cutap_c, poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))cutap_real[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim])(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetProperty(unsigned int type, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetProperty, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetProperty(type, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)type;
     cutap_w[1] = (uint64_t)(uintptr_t)value;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetProperty << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetProperty))(type, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8543,7 +8543,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetProperty(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetProperty))(type, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8557,25 +8557,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetProperty(un
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetProperty(unsigned int type, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetProperty, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetProperty(cutap_c, type, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cudnnGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetProperty))(type, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetRNNDataDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8588,14 +8589,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDataDescriptor(void *rnnDataDesc, vo
     cutap_w[6] = (uint64_t)(int64_t)arrayLengthRequested;
     cutap_w[7] = (uint64_t)(uintptr_t)seqLengthArray;
     cutap_w[8] = (uint64_t)(uintptr_t)paddingFill;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetRNNDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8608,7 +8608,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDataDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8622,25 +8622,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNDataDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetRNNDescriptor_v8, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8660,14 +8661,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *a
     cutap_w[13] = (uint64_t)(uintptr_t)dropoutDesc;
     cutap_w[14] = (uint64_t)(uintptr_t)auxFlags;
     cutap_w[15] = CUTAP_FP_CAP(13, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 15u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnGetRNNDescriptor_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8686,7 +8686,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8700,25 +8700,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNDescriptor_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetRNNDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetRNNTempSpaceSizes, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8728,14 +8729,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNTempSpaceSizes(void *handle, void *r
     cutap_w[3] = (uint64_t)(uintptr_t)xDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)workSpaceSize;
     cutap_w[5] = (uint64_t)(uintptr_t)reserveSpaceSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetRNNTempSpaceSizes << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNTempSpaceSizes])(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNTempSpaceSizes))(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8748,7 +8748,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNTempSpac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNTempSpaceSizes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNTempSpaceSizes])(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNTempSpaceSizes))(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNTempSpaceSizes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8762,25 +8762,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNTempSpac
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNTempSpaceSizes, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetRNNTempSpaceSizes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNTempSpaceSizes(cutap_c, handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNTempSpaceSizes])(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNTempSpaceSizes))(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetRNNWeightParams, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8796,14 +8797,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNWeightParams(void *handle, void *rnn
     cutap_w[9] = (uint64_t)(uintptr_t)bAddr;
     cutap_w[10] = CUTAP_FP_CAP(7, 0, CUTAP_CAPS_NONE);
     cutap_w[12] = CUTAP_FP_CAP(9, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnGetRNNWeightParams << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightParams])(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightParams))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8826,7 +8826,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightPa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightParams, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightParams])(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightParams))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNWeightParams, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8840,39 +8840,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNWeightPa
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNWeightParams, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetRNNWeightParams, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightParams(cutap_c, handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightParams])(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightParams))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetRNNWeightSpaceSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)rnnDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)weightSpaceSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetRNNWeightSpaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightSpaceSize])(handle, rnnDesc, weightSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightSpaceSize))(handle, rnnDesc, weightSpaceSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8885,7 +8885,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetRNNWeightSp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetRNNWeightSpaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightSpaceSize])(handle, rnnDesc, weightSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightSpaceSize))(handle, rnnDesc, weightSpaceSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetRNNWeightSpaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8899,25 +8899,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetRNNWeightSp
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetRNNWeightSpaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetRNNWeightSpaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetRNNWeightSpaceSize(cutap_c, handle, rnnDesc, weightSpaceSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetRNNWeightSpaceSize])(handle, rnnDesc, weightSpaceSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetRNNWeightSpaceSize))(handle, rnnDesc, weightSpaceSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetReduceTensorDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8927,14 +8928,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReduceTensorDescriptor(void *reduceTens
     cutap_w[3] = (uint64_t)(uintptr_t)reduceTensorNanOpt;
     cutap_w[4] = (uint64_t)(uintptr_t)reduceTensorIndices;
     cutap_w[5] = (uint64_t)(uintptr_t)reduceTensorIndicesType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetReduceTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8947,7 +8947,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReduceTenso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8961,25 +8961,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReduceTenso
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReduceTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetReductionIndicesSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8988,14 +8989,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionIndicesSize(void *handle, void
     cutap_w[2] = (uint64_t)(uintptr_t)aDesc;
     cutap_w[3] = (uint64_t)(uintptr_t)cDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetReductionIndicesSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionIndicesSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionIndicesSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9008,7 +9008,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionIn
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionIndicesSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionIndicesSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionIndicesSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReductionIndicesSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9022,25 +9022,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReductionIn
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReductionIndicesSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetReductionIndicesSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionIndicesSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionIndicesSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionIndicesSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetReductionWorkspaceSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9049,14 +9050,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetReductionWorkspaceSize(void *handle, vo
     cutap_w[2] = (uint64_t)(uintptr_t)aDesc;
     cutap_w[3] = (uint64_t)(uintptr_t)cDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)sizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetReductionWorkspaceSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionWorkspaceSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionWorkspaceSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9069,7 +9069,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetReductionWo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetReductionWorkspaceSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionWorkspaceSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionWorkspaceSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetReductionWorkspaceSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9083,25 +9083,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetReductionWo
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetReductionWorkspaceSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetReductionWorkspaceSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetReductionWorkspaceSize(cutap_c, handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetReductionWorkspaceSize])(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetReductionWorkspaceSize))(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetSeqDataDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9115,14 +9116,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetSeqDataDescriptor(void *seqDataDesc, vo
     cutap_w[7] = (uint64_t)seqLengthSizeRequested;
     cutap_w[8] = (uint64_t)(uintptr_t)seqLengthArray;
     cutap_w[9] = (uint64_t)(uintptr_t)paddingFill;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetSeqDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnGetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9135,7 +9135,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetSeqDataDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnGetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9149,39 +9149,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetSeqDataDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetSeqDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetSeqDataDescriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnGetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetStream(void *handle, void *streamId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetStream, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetStream(handle, streamId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)streamId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetStream << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetStream))(handle, streamId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9200,7 +9200,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetStream(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetStream))(handle, streamId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9214,25 +9214,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetStream(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetStream(void *handle, void *streamId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetStream, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetStream(cutap_c, handle, streamId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetStream))(handle, streamId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetTensor4dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9246,14 +9247,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensor4dDescriptor(void *tensorDesc, vo
     cutap_w[7] = (uint64_t)(uintptr_t)cStride;
     cutap_w[8] = (uint64_t)(uintptr_t)hStride;
     cutap_w[9] = (uint64_t)(uintptr_t)wStride;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetTensor4dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensor4dDescriptor])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensor4dDescriptor))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9266,7 +9266,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensor4dDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensor4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensor4dDescriptor])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensor4dDescriptor))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensor4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9280,25 +9280,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensor4dDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensor4dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetTensor4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetTensor4dDescriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensor4dDescriptor(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensor4dDescriptor])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensor4dDescriptor))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetTensorNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9308,14 +9309,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorNdDescriptor(void *tensorDesc, in
     cutap_w[3] = (uint64_t)(uintptr_t)nbDims;
     cutap_w[4] = (uint64_t)(uintptr_t)dimA;
     cutap_w[5] = (uint64_t)(uintptr_t)strideA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetTensorNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorNdDescriptor])(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorNdDescriptor))(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9328,7 +9328,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorNdDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorNdDescriptor])(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorNdDescriptor))(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9342,38 +9342,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorNdDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetTensorNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorNdDescriptor(cutap_c, tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorNdDescriptor])(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorNdDescriptor))(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetTensorSizeInBytes, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetTensorSizeInBytes(tensorDesc, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)tensorDesc;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetTensorSizeInBytes << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorSizeInBytes])(tensorDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorSizeInBytes))(tensorDesc, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9386,7 +9386,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorSizeI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorSizeInBytes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorSizeInBytes])(tensorDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorSizeInBytes))(tensorDesc, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorSizeInBytes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9400,25 +9400,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorSizeI
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorSizeInBytes, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetTensorSizeInBytes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetTensorSizeInBytes(tensorDesc, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorSizeInBytes(cutap_c, tensorDesc, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorSizeInBytes])(tensorDesc, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorSizeInBytes))(tensorDesc, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetTensorTransformDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9429,14 +9430,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnGetTensorTransformDescriptor(void *transfo
     cutap_w[4] = (uint64_t)(uintptr_t)padAfterA;
     cutap_w[5] = (uint64_t)(uintptr_t)foldA;
     cutap_w[6] = (uint64_t)(uintptr_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnGetTensorTransformDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorTransformDescriptor])(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorTransformDescriptor))(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9449,7 +9449,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGetTensorTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorTransformDescriptor])(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorTransformDescriptor))(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9463,35 +9463,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGetTensorTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetTensorTransformDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetTensorTransformDescriptor(cutap_c, transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnGetTensorTransformDescriptor])(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnGetTensorTransformDescriptor))(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_cudnnGetVersion(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGetVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGetVersion();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGetVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetVersion))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9504,7 +9504,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_cudnnGetVersion(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetVersion))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGetVersion, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -9518,35 +9518,35 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_cudnnGetVersion(vo
 }
 CUTAP_SLOW unsigned long cutap_ct_cudnnGetVersion(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGetVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGetVersion();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGetVersion(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void))cutap_real[CUTAP_ID_cudnnGetVersion])();
+    unsigned long cutap_res = ((unsigned long (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGetVersion))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnGraphVersionCheck(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnGraphVersionCheck, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnGraphVersionCheck();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnGraphVersionCheck << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnGraphVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGraphVersionCheck))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9559,7 +9559,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnGraphVersionCh
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnGraphVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnGraphVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGraphVersionCheck))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnGraphVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9573,25 +9573,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnGraphVersionCh
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnGraphVersionCheck(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnGraphVersionCheck, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnGraphVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnGraphVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnGraphVersionCheck(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnGraphVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnGraphVersionCheck))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnIm2Col, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9601,14 +9602,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnIm2Col(void *handle, void *xDesc, void *x,
     cutap_w[3] = (uint64_t)(uintptr_t)wDesc;
     cutap_w[4] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[5] = (uint64_t)(uintptr_t)colBuffer;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnIm2Col << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnIm2Col])(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnIm2Col))(handle, xDesc, x, wDesc, convDesc, colBuffer);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9621,7 +9621,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnIm2Col(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnIm2Col, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnIm2Col])(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnIm2Col))(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnIm2Col, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9635,25 +9635,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnIm2Col(void *h
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnIm2Col, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnIm2Col, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnIm2Col(handle, xDesc, x, wDesc, convDesc, colBuffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnIm2Col(cutap_c, handle, xDesc, x, wDesc, convDesc, colBuffer);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnIm2Col])(handle, xDesc, x, wDesc, convDesc, colBuffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnIm2Col))(handle, xDesc, x, wDesc, convDesc, colBuffer);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnInitTransformDest, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9661,14 +9662,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnInitTransformDest(void *transformDesc, voi
     cutap_w[1] = (uint64_t)(uintptr_t)srcDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)destDesc;
     cutap_w[3] = (uint64_t)(uintptr_t)destSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnInitTransformDest << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnInitTransformDest])(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnInitTransformDest))(transformDesc, srcDesc, destDesc, destSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9681,7 +9681,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnInitTransformD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnInitTransformDest, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnInitTransformDest])(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnInitTransformDest))(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnInitTransformDest, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9695,25 +9695,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnInitTransformD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnInitTransformDest, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnInitTransformDest, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnInitTransformDest(transformDesc, srcDesc, destDesc, destSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnInitTransformDest(cutap_c, transformDesc, srcDesc, destDesc, destSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnInitTransformDest])(transformDesc, srcDesc, destDesc, destSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnInitTransformDest))(transformDesc, srcDesc, destDesc, destSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnLRNCrossChannelBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9730,14 +9731,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelBackward(void *handle, void
     cutap_w[10] = (uint64_t)(uintptr_t)beta;
     cutap_w[11] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[12] = (uint64_t)(uintptr_t)dx;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 13u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnLRNCrossChannelBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelBackward])(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelBackward))(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9750,7 +9750,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChanne
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelBackward])(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelBackward))(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnLRNCrossChannelBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9764,25 +9764,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnLRNCrossChanne
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnLRNCrossChannelBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnLRNCrossChannelBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelBackward(cutap_c, handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelBackward])(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelBackward))(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnLRNCrossChannelForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9795,14 +9796,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnLRNCrossChannelForward(void *handle, void 
     cutap_w[6] = (uint64_t)(uintptr_t)beta;
     cutap_w[7] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[8] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnLRNCrossChannelForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelForward])(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelForward))(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9815,7 +9815,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnLRNCrossChanne
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnLRNCrossChannelForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelForward])(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelForward))(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnLRNCrossChannelForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9829,25 +9829,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnLRNCrossChanne
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnLRNCrossChannelForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnLRNCrossChannelForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnLRNCrossChannelForward(cutap_c, handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnLRNCrossChannelForward])(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnLRNCrossChannelForward))(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnMakeFusedOpsPlan, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9855,14 +9856,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMakeFusedOpsPlan(void *handle, void *plan,
     cutap_w[1] = (uint64_t)(uintptr_t)plan;
     cutap_w[2] = (uint64_t)(uintptr_t)constPack;
     cutap_w[3] = (uint64_t)(uintptr_t)workspaceSizeInBytes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnMakeFusedOpsPlan << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnMakeFusedOpsPlan])(handle, plan, constPack, workspaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMakeFusedOpsPlan))(handle, plan, constPack, workspaceSizeInBytes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9875,7 +9875,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMakeFusedOpsPl
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMakeFusedOpsPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnMakeFusedOpsPlan])(handle, plan, constPack, workspaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMakeFusedOpsPlan))(handle, plan, constPack, workspaceSizeInBytes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnMakeFusedOpsPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9889,25 +9889,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMakeFusedOpsPl
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMakeFusedOpsPlan, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnMakeFusedOpsPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnMakeFusedOpsPlan(handle, plan, constPack, workspaceSizeInBytes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMakeFusedOpsPlan(cutap_c, handle, plan, constPack, workspaceSizeInBytes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnMakeFusedOpsPlan])(handle, plan, constPack, workspaceSizeInBytes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMakeFusedOpsPlan))(handle, plan, constPack, workspaceSizeInBytes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnMultiHeadAttnBackwardData, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9934,14 +9935,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardData(void *handle, vo
     cutap_w[20] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[21] = (uint64_t)reserveSpaceSizeInBytes;
     cutap_w[22] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 23u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnMultiHeadAttnBackwardData << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardData])(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardData))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9954,7 +9954,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnB
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardData, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardData])(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardData))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnBackwardData, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9968,25 +9968,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnB
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnBackwardData, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnMultiHeadAttnBackwardData, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnMultiHeadAttnBackwardData(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardData(cutap_c, handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardData])(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardData))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10008,14 +10009,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnBackwardWeights(void *handle,
     cutap_w[15] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[16] = (uint64_t)reserveSpaceSizeInBytes;
     cutap_w[17] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 18u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnMultiHeadAttnBackwardWeights << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights])(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10028,7 +10028,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnB
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights])(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10042,25 +10042,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnB
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnMultiHeadAttnBackwardWeights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnBackwardWeights(cutap_c, handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights])(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnMultiHeadAttnForward, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10086,14 +10087,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnMultiHeadAttnForward(void *handle, void *a
     cutap_w[19] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[20] = (uint64_t)reserveSpaceSizeInBytes;
     cutap_w[21] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 22u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnMultiHeadAttnForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnForward])(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnForward))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10106,7 +10106,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnMultiHeadAttnF
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnMultiHeadAttnForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnForward])(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnForward))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnMultiHeadAttnForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10120,25 +10120,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnMultiHeadAttnF
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnMultiHeadAttnForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnMultiHeadAttnForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnMultiHeadAttnForward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnMultiHeadAttnForward(cutap_c, handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnMultiHeadAttnForward])(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnMultiHeadAttnForward))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnNormalizationBackward, 5);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 5, &cutap_r), 0)) {
         return cutap_slow_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10175,14 +10176,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationBackward(void *handle, unsign
     cutap_w[30] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[31] = (uint64_t)reserveSpaceSizeInBytes;
     cutap_w[32] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 33u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)5 << 16 | (uint64_t)CUTAP_ID_cudnnNormalizationBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationBackward])(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationBackward))(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10195,7 +10195,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationB
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationBackward])(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationBackward))(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10209,25 +10209,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationB
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnNormalizationBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnNormalizationBackward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationBackward(cutap_c, handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationBackward])(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationBackward))(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnNormalizationForwardInference, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10252,14 +10253,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardInference(void *handle
     cutap_w[18] = (uint64_t)(uintptr_t)y;
     cutap_w[19] = cutap_d2w(epsilon);
     cutap_w[20] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 21u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnNormalizationForwardInference << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardInference])(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardInference))(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10272,7 +10272,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationF
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardInference, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardInference])(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardInference))(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationForwardInference, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10286,25 +10286,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationF
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationForwardInference, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnNormalizationForwardInference, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnNormalizationForwardInference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardInference(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardInference])(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardInference))(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnNormalizationForwardTraining, 5);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 5, &cutap_r), 0)) {
         return cutap_slow_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10336,14 +10337,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnNormalizationForwardTraining(void *handle,
     cutap_w[25] = (uint64_t)(uintptr_t)reserveSpace;
     cutap_w[26] = (uint64_t)reserveSpaceSizeInBytes;
     cutap_w[27] = (uint64_t)(int64_t)groupCnt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 28u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)5 << 16 | (uint64_t)CUTAP_ID_cudnnNormalizationForwardTraining << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardTraining])(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardTraining))(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10356,7 +10356,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnNormalizationF
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnNormalizationForwardTraining, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardTraining])(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardTraining))(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnNormalizationForwardTraining, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10370,25 +10370,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnNormalizationF
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnNormalizationForwardTraining, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnNormalizationForwardTraining, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnNormalizationForwardTraining(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnNormalizationForwardTraining(cutap_c, handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_real[CUTAP_ID_cudnnNormalizationForwardTraining])(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))CUTAP_FP_REAL(CUTAP_ID_cudnnNormalizationForwardTraining))(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnOpTensor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10403,14 +10404,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnOpTensor(void *handle, void *opTensorDesc,
     cutap_w[8] = (uint64_t)(uintptr_t)beta;
     cutap_w[9] = (uint64_t)(uintptr_t)cDesc;
     cutap_w[10] = (uint64_t)(uintptr_t)C;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnOpTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnOpTensor])(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnOpTensor))(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10423,7 +10423,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpTensor(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnOpTensor])(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnOpTensor))(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnOpTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10437,35 +10437,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnOpTensor(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnOpTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnOpTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnOpTensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpTensor(cutap_c, handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnOpTensor])(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnOpTensor))(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnOpsVersionCheck(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnOpsVersionCheck, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnOpsVersionCheck();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnOpsVersionCheck << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnOpsVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnOpsVersionCheck))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10478,7 +10478,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnOpsVersionChec
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnOpsVersionCheck, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnOpsVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnOpsVersionCheck))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnOpsVersionCheck, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10492,25 +10492,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnOpsVersionChec
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnOpsVersionCheck(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnOpsVersionCheck, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnOpsVersionCheck, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnOpsVersionCheck();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnOpsVersionCheck(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_cudnnOpsVersionCheck])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_cudnnOpsVersionCheck))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnPoolingBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10526,14 +10527,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingBackward(void *handle, void *poolin
     cutap_w[9] = (uint64_t)(uintptr_t)beta;
     cutap_w[10] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[11] = (uint64_t)(uintptr_t)dx;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnPoolingBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingBackward])(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingBackward))(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10546,7 +10546,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingBackwar
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingBackward])(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingBackward))(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnPoolingBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10560,25 +10560,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnPoolingBackwar
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnPoolingBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnPoolingBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnPoolingBackward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingBackward(cutap_c, handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingBackward])(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingBackward))(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnPoolingForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10590,14 +10591,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnPoolingForward(void *handle, void *pooling
     cutap_w[5] = (uint64_t)(uintptr_t)beta;
     cutap_w[6] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[7] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnPoolingForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingForward])(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingForward))(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10610,7 +10610,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnPoolingForward
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnPoolingForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingForward])(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingForward))(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnPoolingForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10624,25 +10624,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnPoolingForward
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnPoolingForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnPoolingForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnPoolingForward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnPoolingForward(cutap_c, handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnPoolingForward])(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnPoolingForward))(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnQueryRuntimeError, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10650,14 +10651,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnQueryRuntimeError(void *handle, void *rsta
     cutap_w[1] = (uint64_t)(uintptr_t)rstatus;
     cutap_w[2] = (uint64_t)mode;
     cutap_w[3] = (uint64_t)(uintptr_t)tag;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnQueryRuntimeError << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnQueryRuntimeError])(handle, rstatus, mode, tag);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnQueryRuntimeError))(handle, rstatus, mode, tag);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10670,7 +10670,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnQueryRuntimeEr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnQueryRuntimeError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnQueryRuntimeError])(handle, rstatus, mode, tag);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnQueryRuntimeError))(handle, rstatus, mode, tag);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnQueryRuntimeError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10684,25 +10684,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnQueryRuntimeEr
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnQueryRuntimeError, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnQueryRuntimeError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnQueryRuntimeError(handle, rstatus, mode, tag);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnQueryRuntimeError(cutap_c, handle, rstatus, mode, tag);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnQueryRuntimeError])(handle, rstatus, mode, tag);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnQueryRuntimeError))(handle, rstatus, mode, tag);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNBackwardData_v8, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10728,14 +10729,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardData_v8(void *handle, void *rnn
     cutap_w[19] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[20] = (uint64_t)reserveSpaceSize;
     cutap_w[21] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 22u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnRNNBackwardData_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardData_v8])(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardData_v8))(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10748,7 +10748,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardDat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardData_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardData_v8])(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardData_v8))(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNBackwardData_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10762,25 +10762,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNBackwardDat
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNBackwardData_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNBackwardData_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNBackwardData_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardData_v8(cutap_c, handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardData_v8])(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardData_v8))(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNBackwardWeights_v8, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10800,14 +10801,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNBackwardWeights_v8(void *handle, void *
     cutap_w[13] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[14] = (uint64_t)reserveSpaceSize;
     cutap_w[15] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 16u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnRNNBackwardWeights_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardWeights_v8])(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardWeights_v8))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10820,7 +10820,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNBackwardWei
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNBackwardWeights_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardWeights_v8])(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardWeights_v8))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNBackwardWeights_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10834,25 +10834,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNBackwardWei
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNBackwardWeights_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNBackwardWeights_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNBackwardWeights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNBackwardWeights_v8(cutap_c, handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNBackwardWeights_v8])(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNBackwardWeights_v8))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNForward, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10876,14 +10877,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNForward(void *handle, void *rnnDesc, un
     cutap_w[17] = (uint64_t)(uintptr_t)workSpace;
     cutap_w[18] = (uint64_t)reserveSpaceSize;
     cutap_w[19] = (uint64_t)(uintptr_t)reserveSpace;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnRNNForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNForward])(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNForward))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10896,7 +10896,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNForward(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNForward])(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNForward))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10910,25 +10910,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNForward(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNForward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNForward(cutap_c, handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_real[CUTAP_ID_cudnnRNNForward])(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNForward))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNGetClip_v8, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10937,14 +10938,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMod
     cutap_w[2] = (uint64_t)(uintptr_t)clipNanOpt;
     cutap_w[3] = (uint64_t)(uintptr_t)lclip;
     cutap_w[4] = (uint64_t)(uintptr_t)rclip;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnRNNGetClip_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10957,7 +10957,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v8(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNGetClip_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10971,25 +10971,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNGetClip_v8(
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNGetClip_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNGetClip_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNGetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNGetClip_v9, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10997,14 +10998,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMod
     cutap_w[1] = (uint64_t)(uintptr_t)clipMode;
     cutap_w[2] = (uint64_t)(uintptr_t)lclip;
     cutap_w[3] = (uint64_t)(uintptr_t)rclip;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnRNNGetClip_v9 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11017,7 +11017,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNGetClip_v9(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNGetClip_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNGetClip_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11031,25 +11031,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNGetClip_v9(
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNGetClip_v9, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNGetClip_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNGetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNGetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnRNNGetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNGetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNSetClip_v8, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11058,14 +11059,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int 
     cutap_w[2] = (uint64_t)clipNanOpt;
     cutap_w[3] = cutap_d2w(lclip);
     cutap_w[4] = cutap_d2w(rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnRNNSetClip_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11078,7 +11078,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v8(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNSetClip_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11092,25 +11092,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNSetClip_v8(
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNSetClip_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNSetClip_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNSetClip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v8(cutap_c, rnnDesc, clipMode, clipNanOpt, lclip, rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v8])(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v8))(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRNNSetClip_v9, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11118,14 +11119,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int 
     cutap_w[1] = (uint64_t)clipMode;
     cutap_w[2] = cutap_d2w(lclip);
     cutap_w[3] = cutap_d2w(rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnRNNSetClip_v9 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11138,7 +11138,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRNNSetClip_v9(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRNNSetClip_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRNNSetClip_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11152,25 +11152,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRNNSetClip_v9(
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRNNSetClip_v9, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRNNSetClip_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRNNSetClip_v9(rnnDesc, clipMode, lclip, rclip);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRNNSetClip_v9(cutap_c, rnnDesc, clipMode, lclip, rclip);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))cutap_real[CUTAP_ID_cudnnRNNSetClip_v9])(rnnDesc, clipMode, lclip, rclip);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnRNNSetClip_v9))(rnnDesc, clipMode, lclip, rclip);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnReduceTensor, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11186,14 +11187,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnReduceTensor(void *handle, void *reduceTen
     cutap_w[9] = (uint64_t)(uintptr_t)beta;
     cutap_w[10] = (uint64_t)(uintptr_t)cDesc;
     cutap_w[11] = (uint64_t)(uintptr_t)C;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnReduceTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnReduceTensor])(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReduceTensor))(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11206,7 +11206,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReduceTensor(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReduceTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnReduceTensor])(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReduceTensor))(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnReduceTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11220,25 +11220,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnReduceTensor(v
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnReduceTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnReduceTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReduceTensor(cutap_c, handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnReduceTensor])(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReduceTensor))(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnReorderFilterAndBias, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11250,14 +11251,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnReorderFilterAndBias(void *handle, void *f
     cutap_w[5] = (uint64_t)(int64_t)reorderBias;
     cutap_w[6] = (uint64_t)(uintptr_t)biasData;
     cutap_w[7] = (uint64_t)(uintptr_t)reorderedBiasData;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnReorderFilterAndBias << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnReorderFilterAndBias])(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReorderFilterAndBias))(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11270,7 +11270,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnReorderFilterA
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnReorderFilterAndBias, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnReorderFilterAndBias])(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReorderFilterAndBias))(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnReorderFilterAndBias, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11284,25 +11284,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnReorderFilterA
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnReorderFilterAndBias, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnReorderFilterAndBias, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnReorderFilterAndBias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnReorderFilterAndBias(cutap_c, handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_real[CUTAP_ID_cudnnReorderFilterAndBias])(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnReorderFilterAndBias))(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnRestoreDropoutDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11312,14 +11313,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnRestoreDropoutDescriptor(void *dropoutDesc
     cutap_w[3] = (uint64_t)(uintptr_t)states;
     cutap_w[4] = (uint64_t)stateSizeInBytes;
     cutap_w[5] = (uint64_t)seed;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnRestoreDropoutDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnRestoreDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnRestoreDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11332,7 +11332,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnRestoreDropout
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnRestoreDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnRestoreDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnRestoreDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnRestoreDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11346,25 +11346,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnRestoreDropout
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnRestoreDropoutDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnRestoreDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnRestoreDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnRestoreDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnRestoreDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnRestoreDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnScaleTensor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnScaleTensor(handle, yDesc, y, alpha);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11372,14 +11373,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnScaleTensor(void *handle, void *yDesc, voi
     cutap_w[1] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)y;
     cutap_w[3] = (uint64_t)(uintptr_t)alpha;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnScaleTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnScaleTensor])(handle, yDesc, y, alpha);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnScaleTensor))(handle, yDesc, y, alpha);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11392,7 +11392,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnScaleTensor(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnScaleTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnScaleTensor])(handle, yDesc, y, alpha);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnScaleTensor))(handle, yDesc, y, alpha);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnScaleTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11406,25 +11406,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnScaleTensor(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnScaleTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnScaleTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnScaleTensor(handle, yDesc, y, alpha);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnScaleTensor(cutap_c, handle, yDesc, y, alpha);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnScaleTensor])(handle, yDesc, y, alpha);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnScaleTensor))(handle, yDesc, y, alpha);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetActivationDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11432,14 +11433,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetActivationDescriptor(void *activationDe
     cutap_w[1] = (uint64_t)mode;
     cutap_w[2] = (uint64_t)reluNanOpt;
     cutap_w[3] = cutap_d2w(coef);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetActivationDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11452,7 +11452,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetActivationDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11466,38 +11466,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetActivationD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetActivationDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetActivationDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetActivationDescriptor(activationDesc, mode, reluNanOpt, coef);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptor(cutap_c, activationDesc, mode, reluNanOpt, coef);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptor])(activationDesc, mode, reluNanOpt, coef);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptor))(activationDesc, mode, reluNanOpt, coef);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)activationDesc;
     cutap_w[1] = cutap_d2w(swish_beta);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetActivationDescriptorSwishBeta << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11510,7 +11510,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetActivationD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11524,25 +11524,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetActivationD
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetActivationDescriptorSwishBeta(activationDesc, swish_beta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetActivationDescriptorSwishBeta(cutap_c, activationDesc, swish_beta);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, double))cutap_real[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta])(activationDesc, swish_beta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta))(activationDesc, swish_beta);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetAttnDescriptor, 4);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 4, &cutap_r), 0)) {
         return cutap_slow_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11566,14 +11567,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetAttnDescriptor(void *attnDesc, unsigned
     cutap_w[17] = (uint64_t)(int64_t)kvMaxSeqLength;
     cutap_w[18] = (uint64_t)(int64_t)maxBatchSize;
     cutap_w[19] = (uint64_t)(int64_t)maxBeamSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 20u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)4 << 16 | (uint64_t)CUTAP_ID_cudnnSetAttnDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11586,7 +11586,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetAttnDescrip
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetAttnDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetAttnDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11600,38 +11600,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetAttnDescrip
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetAttnDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetAttnDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetAttnDescriptor(cutap_c, attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetAttnDescriptor])(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetAttnDescriptor))(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetCTCLossDescriptor, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ctcLossDesc;
     cutap_w[1] = (uint64_t)compType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetCTCLossDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor))(ctcLossDesc, compType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11644,7 +11644,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor))(ctcLossDesc, compType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11658,25 +11658,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetCTCLossDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetCTCLossDescriptor(ctcLossDesc, compType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor(cutap_c, ctcLossDesc, compType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor])(ctcLossDesc, compType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor))(ctcLossDesc, compType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetCTCLossDescriptorEx, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11684,14 +11685,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, 
     cutap_w[1] = (uint64_t)compType;
     cutap_w[2] = (uint64_t)normMode;
     cutap_w[3] = (uint64_t)gradMode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetCTCLossDescriptorEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11704,7 +11704,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11718,25 +11718,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptorEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetCTCLossDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetCTCLossDescriptorEx(ctcLossDesc, compType, normMode, gradMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptorEx(cutap_c, ctcLossDesc, compType, normMode, gradMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptorEx])(ctcLossDesc, compType, normMode, gradMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptorEx))(ctcLossDesc, compType, normMode, gradMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11745,14 +11746,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc,
     cutap_w[2] = (uint64_t)normMode;
     cutap_w[3] = (uint64_t)gradMode;
     cutap_w[4] = (uint64_t)(int64_t)maxLabelLength;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetCTCLossDescriptor_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11765,7 +11765,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11779,25 +11779,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetCTCLossDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetCTCLossDescriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v8(cutap_c, ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v8])(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v8))(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11806,14 +11807,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc,
     cutap_w[2] = (uint64_t)normMode;
     cutap_w[3] = (uint64_t)ctcGradMode;
     cutap_w[4] = (uint64_t)(int64_t)maxLabelLength;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetCTCLossDescriptor_v9 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11826,7 +11826,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCTCLossDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11840,39 +11840,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCTCLossDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetCTCLossDescriptor_v9, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetCTCLossDescriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCTCLossDescriptor_v9(cutap_c, ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_real[CUTAP_ID_cudnnSetCTCLossDescriptor_v9])(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCTCLossDescriptor_v9))(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetCallback, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetCallback(mask, udata, fptr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)mask;
     cutap_w[1] = (uint64_t)(uintptr_t)udata;
     cutap_w[2] = (uint64_t)(uintptr_t)fptr;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnSetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCallback))(mask, udata, fptr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11885,7 +11885,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetCallback(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnSetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCallback))(mask, udata, fptr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11899,25 +11899,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetCallback(un
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetCallback(mask, udata, fptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetCallback(cutap_c, mask, udata, fptr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_cudnnSetCallback])(mask, udata, fptr);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetCallback))(mask, udata, fptr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetConvolution2dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11930,14 +11931,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolution2dDescriptor(void *convDesc,
     cutap_w[6] = (uint64_t)(int64_t)dilation_w;
     cutap_w[7] = (uint64_t)mode;
     cutap_w[8] = (uint64_t)computeType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetConvolution2dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11950,7 +11950,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolution2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolution2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11964,38 +11964,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolution2dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetConvolution2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolution2dDescriptor(cutap_c, convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolution2dDescriptor])(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolution2dDescriptor))(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetConvolutionGroupCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)(int64_t)groupCount;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetConvolutionGroupCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudnnSetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionGroupCount))(convDesc, groupCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12008,7 +12008,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionGroupCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudnnSetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionGroupCount))(convDesc, groupCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionGroupCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12022,38 +12022,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionGroupCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetConvolutionGroupCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetConvolutionGroupCount(convDesc, groupCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionGroupCount(cutap_c, convDesc, groupCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_cudnnSetConvolutionGroupCount])(convDesc, groupCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionGroupCount))(convDesc, groupCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetConvolutionMathType, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetConvolutionMathType(convDesc, mathType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)mathType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetConvolutionMathType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionMathType))(convDesc, mathType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12066,7 +12066,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionMathType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionMathType))(convDesc, mathType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionMathType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12080,25 +12080,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionMathType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetConvolutionMathType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetConvolutionMathType(convDesc, mathType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionMathType(cutap_c, convDesc, mathType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionMathType])(convDesc, mathType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionMathType))(convDesc, mathType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetConvolutionNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12109,14 +12110,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionNdDescriptor(void *convDesc,
     cutap_w[4] = (uint64_t)(uintptr_t)dilationA;
     cutap_w[5] = (uint64_t)mode;
     cutap_w[6] = (uint64_t)computeType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetConvolutionNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionNdDescriptor])(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionNdDescriptor))(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12129,7 +12129,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionNdDescriptor])(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionNdDescriptor))(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12143,38 +12143,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetConvolutionNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetConvolutionNdDescriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionNdDescriptor(cutap_c, convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionNdDescriptor])(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionNdDescriptor))(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetConvolutionReorderType, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetConvolutionReorderType(convDesc, reorderType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)convDesc;
     cutap_w[1] = (uint64_t)reorderType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetConvolutionReorderType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionReorderType))(convDesc, reorderType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12187,7 +12187,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetConvolution
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetConvolutionReorderType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionReorderType))(convDesc, reorderType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetConvolutionReorderType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12201,25 +12201,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetConvolution
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetConvolutionReorderType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetConvolutionReorderType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetConvolutionReorderType(convDesc, reorderType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetConvolutionReorderType(cutap_c, convDesc, reorderType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetConvolutionReorderType])(convDesc, reorderType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetConvolutionReorderType))(convDesc, reorderType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetDropoutDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12229,14 +12230,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetDropoutDescriptor(void *dropoutDesc, vo
     cutap_w[3] = (uint64_t)(uintptr_t)states;
     cutap_w[4] = (uint64_t)stateSizeInBytes;
     cutap_w[5] = (uint64_t)seed;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetDropoutDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnSetDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnSetDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12249,7 +12249,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetDropoutDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetDropoutDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnSetDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnSetDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetDropoutDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12263,25 +12263,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetDropoutDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetDropoutDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetDropoutDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetDropoutDescriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetDropoutDescriptor(cutap_c, dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_real[CUTAP_ID_cudnnSetDropoutDescriptor])(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_cudnnSetDropoutDescriptor))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetFilter4dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12292,14 +12293,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilter4dDescriptor(void *filterDesc, un
     cutap_w[4] = (uint64_t)(int64_t)c;
     cutap_w[5] = (uint64_t)(int64_t)h;
     cutap_w[6] = (uint64_t)(int64_t)w;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetFilter4dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12312,7 +12312,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilter4dDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilter4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFilter4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12326,25 +12326,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFilter4dDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFilter4dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetFilter4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetFilter4dDescriptor(filterDesc, dataType, format, k, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilter4dDescriptor(cutap_c, filterDesc, dataType, format, k, c, h, w);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetFilter4dDescriptor])(filterDesc, dataType, format, k, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilter4dDescriptor))(filterDesc, dataType, format, k, c, h, w);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetFilterNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12353,14 +12354,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetFilterNdDescriptor(void *filterDesc, un
     cutap_w[2] = (uint64_t)format;
     cutap_w[3] = (uint64_t)(int64_t)nbDims;
     cutap_w[4] = (uint64_t)(uintptr_t)filterDimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetFilterNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetFilterNdDescriptor])(filterDesc, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilterNdDescriptor))(filterDesc, dataType, format, nbDims, filterDimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12373,7 +12373,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFilterNdDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFilterNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetFilterNdDescriptor])(filterDesc, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilterNdDescriptor))(filterDesc, dataType, format, nbDims, filterDimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFilterNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12387,39 +12387,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFilterNdDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFilterNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetFilterNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetFilterNdDescriptor(filterDesc, dataType, format, nbDims, filterDimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFilterNdDescriptor(cutap_c, filterDesc, dataType, format, nbDims, filterDimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetFilterNdDescriptor])(filterDesc, dataType, format, nbDims, filterDimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFilterNdDescriptor))(filterDesc, dataType, format, nbDims, filterDimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)constPack;
     cutap_w[1] = (uint64_t)paramLabel;
     cutap_w[2] = (uint64_t)(uintptr_t)param;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12432,7 +12432,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsCon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12446,39 +12446,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFusedOpsCon
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetFusedOpsConstParamPackAttribute(constPack, paramLabel, param);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsConstParamPackAttribute(cutap_c, constPack, paramLabel, param);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute])(constPack, paramLabel, param);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute))(constPack, paramLabel, param);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)varPack;
     cutap_w[1] = (uint64_t)paramLabel;
     cutap_w[2] = (uint64_t)(uintptr_t)ptr;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12491,7 +12491,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetFusedOpsVar
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12505,25 +12505,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetFusedOpsVar
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetFusedOpsVariantParamPackAttribute(varPack, paramLabel, ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetFusedOpsVariantParamPackAttribute(cutap_c, varPack, paramLabel, ptr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute])(varPack, paramLabel, ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute))(varPack, paramLabel, ptr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetLRNDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12532,14 +12533,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetLRNDescriptor(void *normDesc, unsigned 
     cutap_w[2] = cutap_d2w(lrnAlpha);
     cutap_w[3] = cutap_d2w(lrnBeta);
     cutap_w[4] = cutap_d2w(lrnK);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetLRNDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_real[CUTAP_ID_cudnnSetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12552,7 +12552,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetLRNDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetLRNDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_real[CUTAP_ID_cudnnSetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetLRNDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12566,25 +12566,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetLRNDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetLRNDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetLRNDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetLRNDescriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetLRNDescriptor(cutap_c, normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_real[CUTAP_ID_cudnnSetLRNDescriptor])(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, double, double, double))CUTAP_FP_REAL(CUTAP_ID_cudnnSetLRNDescriptor))(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetOpTensorDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12592,14 +12593,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetOpTensorDescriptor(void *opTensorDesc, 
     cutap_w[1] = (uint64_t)opTensorOp;
     cutap_w[2] = (uint64_t)opTensorCompType;
     cutap_w[3] = (uint64_t)opTensorNanOpt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetOpTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12612,7 +12612,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetOpTensorDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetOpTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetOpTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12626,25 +12626,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetOpTensorDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetOpTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetOpTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetOpTensorDescriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetOpTensorDescriptor(cutap_c, opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetOpTensorDescriptor])(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetOpTensorDescriptor))(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetPooling2dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12657,14 +12658,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetPooling2dDescriptor(void *poolingDesc, 
     cutap_w[6] = (uint64_t)(int64_t)horizontalPadding;
     cutap_w[7] = (uint64_t)(int64_t)verticalStride;
     cutap_w[8] = (uint64_t)(int64_t)horizontalStride;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetPooling2dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12677,7 +12677,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPooling2dDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPooling2dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetPooling2dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12691,25 +12691,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetPooling2dDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetPooling2dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetPooling2dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetPooling2dDescriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPooling2dDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetPooling2dDescriptor])(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPooling2dDescriptor))(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetPoolingNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12720,14 +12721,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetPoolingNdDescriptor(void *poolingDesc, 
     cutap_w[4] = (uint64_t)(uintptr_t)windowDimA;
     cutap_w[5] = (uint64_t)(uintptr_t)paddingA;
     cutap_w[6] = (uint64_t)(uintptr_t)strideA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetPoolingNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetPoolingNdDescriptor])(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPoolingNdDescriptor))(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12740,7 +12740,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetPoolingNdDe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetPoolingNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetPoolingNdDescriptor])(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPoolingNdDescriptor))(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetPoolingNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12754,25 +12754,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetPoolingNdDe
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetPoolingNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetPoolingNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetPoolingNdDescriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetPoolingNdDescriptor(cutap_c, poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetPoolingNdDescriptor])(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetPoolingNdDescriptor))(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetRNNDataDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12784,14 +12785,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDataDescriptor(void *rnnDataDesc, un
     cutap_w[5] = (uint64_t)(int64_t)vectorSize;
     cutap_w[6] = (uint64_t)(uintptr_t)seqLengthArray;
     cutap_w[7] = (uint64_t)(uintptr_t)paddingFill;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetRNNDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12804,7 +12804,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDataDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetRNNDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12818,25 +12818,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetRNNDataDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetRNNDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetRNNDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDataDescriptor(cutap_c, rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetRNNDataDescriptor])(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDataDescriptor))(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetRNNDescriptor_v8, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12855,14 +12856,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigne
     cutap_w[12] = (uint64_t)(int64_t)numLayers;
     cutap_w[13] = (uint64_t)(uintptr_t)dropoutDesc;
     cutap_w[14] = (uint64_t)auxFlags;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 15u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnSetRNNDescriptor_v8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12875,7 +12875,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetRNNDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetRNNDescriptor_v8, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetRNNDescriptor_v8, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12889,25 +12889,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetRNNDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetRNNDescriptor_v8, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetRNNDescriptor_v8, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetRNNDescriptor_v8(cutap_c, rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetRNNDescriptor_v8])(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetRNNDescriptor_v8))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetReduceTensorDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12917,14 +12918,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetReduceTensorDescriptor(void *reduceTens
     cutap_w[3] = (uint64_t)reduceTensorNanOpt;
     cutap_w[4] = (uint64_t)reduceTensorIndices;
     cutap_w[5] = (uint64_t)reduceTensorIndicesType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetReduceTensorDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12937,7 +12937,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetReduceTenso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetReduceTensorDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetReduceTensorDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12951,25 +12951,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetReduceTenso
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetReduceTensorDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetReduceTensorDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetReduceTensorDescriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetReduceTensorDescriptor(cutap_c, reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_cudnnSetReduceTensorDescriptor])(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetReduceTensorDescriptor))(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetSeqDataDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12981,14 +12982,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetSeqDataDescriptor(void *seqDataDesc, un
     cutap_w[5] = (uint64_t)seqLengthArraySize;
     cutap_w[6] = (uint64_t)(uintptr_t)seqLengthArray;
     cutap_w[7] = (uint64_t)(uintptr_t)paddingFill;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetSeqDataDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnSetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13001,7 +13001,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSeqDataDesc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSeqDataDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnSetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetSeqDataDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13015,25 +13015,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetSeqDataDesc
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetSeqDataDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetSeqDataDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetSeqDataDescriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSeqDataDescriptor(cutap_c, seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_real[CUTAP_ID_cudnnSetSeqDataDescriptor])(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSeqDataDescriptor))(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13042,14 +13043,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetSpatialTransformerNdDescriptor(void *st
     cutap_w[2] = (uint64_t)dataType;
     cutap_w[3] = (uint64_t)(int64_t)nbDims;
     cutap_w[4] = (uint64_t)(uintptr_t)dimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor])(stDesc, samplerType, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor))(stDesc, samplerType, dataType, nbDims, dimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13062,7 +13062,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetSpatialTran
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor])(stDesc, samplerType, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor))(stDesc, samplerType, dataType, nbDims, dimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13076,38 +13076,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetSpatialTran
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetSpatialTransformerNdDescriptor(stDesc, samplerType, dataType, nbDims, dimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetSpatialTransformerNdDescriptor(cutap_c, stDesc, samplerType, dataType, nbDims, dimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor])(stDesc, samplerType, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor))(stDesc, samplerType, dataType, nbDims, dimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetStream(void *handle, void *streamId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetStream, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cudnnSetStream(handle, streamId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)streamId;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudnnSetStream << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnSetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetStream))(handle, streamId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13120,7 +13120,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetStream(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnSetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetStream))(handle, streamId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13134,25 +13134,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetStream(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetStream(void *handle, void *streamId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetStream, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetStream(handle, streamId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetStream(cutap_c, handle, streamId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_cudnnSetStream])(handle, streamId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetStream))(handle, streamId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensor(handle, yDesc, y, valuePtr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13160,14 +13161,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor(void *handle, void *yDesc, void 
     cutap_w[1] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)y;
     cutap_w[3] = (uint64_t)(uintptr_t)valuePtr;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensor])(handle, yDesc, y, valuePtr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor))(handle, yDesc, y, valuePtr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13180,7 +13180,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensor])(handle, yDesc, y, valuePtr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor))(handle, yDesc, y, valuePtr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13194,25 +13194,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor(void
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensor(handle, yDesc, y, valuePtr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor(cutap_c, handle, yDesc, y, valuePtr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensor])(handle, yDesc, y, valuePtr);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor))(handle, yDesc, y, valuePtr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensor4dDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13223,14 +13224,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptor(void *tensorDesc, un
     cutap_w[4] = (uint64_t)(int64_t)c;
     cutap_w[5] = (uint64_t)(int64_t)h;
     cutap_w[6] = (uint64_t)(int64_t)w;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensor4dDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptor])(tensorDesc, format, dataType, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptor))(tensorDesc, format, dataType, n, c, h, w);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13243,7 +13243,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptor])(tensorDesc, format, dataType, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptor))(tensorDesc, format, dataType, n, c, h, w);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor4dDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13257,25 +13257,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor4dDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor4dDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensor4dDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensor4dDescriptor(tensorDesc, format, dataType, n, c, h, w);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptor(cutap_c, tensorDesc, format, dataType, n, c, h, w);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptor])(tensorDesc, format, dataType, n, c, h, w);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptor))(tensorDesc, format, dataType, n, c, h, w);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensor4dDescriptorEx, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13289,14 +13290,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensor4dDescriptorEx(void *tensorDesc, 
     cutap_w[7] = (uint64_t)(int64_t)cStride;
     cutap_w[8] = (uint64_t)(int64_t)hStride;
     cutap_w[9] = (uint64_t)(int64_t)wStride;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensor4dDescriptorEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptorEx])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptorEx))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13309,7 +13309,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensor4dDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensor4dDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptorEx])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptorEx))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensor4dDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13323,25 +13323,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensor4dDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensor4dDescriptorEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensor4dDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensor4dDescriptorEx(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensor4dDescriptorEx(cutap_c, tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_real[CUTAP_ID_cudnnSetTensor4dDescriptorEx])(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensor4dDescriptorEx))(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensorNdDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13350,14 +13351,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptor(void *tensorDesc, un
     cutap_w[2] = (uint64_t)(int64_t)nbDims;
     cutap_w[3] = (uint64_t)(uintptr_t)dimA;
     cutap_w[4] = (uint64_t)(uintptr_t)strideA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensorNdDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptor])(tensorDesc, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptor))(tensorDesc, dataType, nbDims, dimA, strideA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13370,7 +13370,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptor])(tensorDesc, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptor))(tensorDesc, dataType, nbDims, dimA, strideA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorNdDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13384,25 +13384,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorNdDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorNdDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensorNdDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensorNdDescriptor(tensorDesc, dataType, nbDims, dimA, strideA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptor(cutap_c, tensorDesc, dataType, nbDims, dimA, strideA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptor])(tensorDesc, dataType, nbDims, dimA, strideA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptor))(tensorDesc, dataType, nbDims, dimA, strideA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensorNdDescriptorEx, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13411,14 +13412,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorNdDescriptorEx(void *tensorDesc, 
     cutap_w[2] = (uint64_t)dataType;
     cutap_w[3] = (uint64_t)(int64_t)nbDims;
     cutap_w[4] = (uint64_t)(uintptr_t)dimA;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensorNdDescriptorEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptorEx])(tensorDesc, format, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptorEx))(tensorDesc, format, dataType, nbDims, dimA);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13431,7 +13431,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorNdDes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorNdDescriptorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptorEx])(tensorDesc, format, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptorEx))(tensorDesc, format, dataType, nbDims, dimA);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorNdDescriptorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13445,25 +13445,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorNdDes
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorNdDescriptorEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensorNdDescriptorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensorNdDescriptorEx(tensorDesc, format, dataType, nbDims, dimA);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorNdDescriptorEx(cutap_c, tensorDesc, format, dataType, nbDims, dimA);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_real[CUTAP_ID_cudnnSetTensorNdDescriptorEx])(tensorDesc, format, dataType, nbDims, dimA);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorNdDescriptorEx))(tensorDesc, format, dataType, nbDims, dimA);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSetTensorTransformDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13474,14 +13475,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSetTensorTransformDescriptor(void *transfo
     cutap_w[4] = (uint64_t)(uintptr_t)padAfterA;
     cutap_w[5] = (uint64_t)(uintptr_t)foldA;
     cutap_w[6] = (uint64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSetTensorTransformDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetTensorTransformDescriptor])(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorTransformDescriptor))(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13494,7 +13494,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSetTensorTrans
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSetTensorTransformDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetTensorTransformDescriptor])(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorTransformDescriptor))(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSetTensorTransformDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13508,25 +13508,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSetTensorTrans
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSetTensorTransformDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSetTensorTransformDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSetTensorTransformDescriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSetTensorTransformDescriptor(cutap_c, transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_real[CUTAP_ID_cudnnSetTensorTransformDescriptor])(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudnnSetTensorTransformDescriptor))(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSoftmaxBackward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13541,14 +13542,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxBackward(void *handle, unsigned int
     cutap_w[8] = (uint64_t)(uintptr_t)beta;
     cutap_w[9] = (uint64_t)(uintptr_t)dxDesc;
     cutap_w[10] = (uint64_t)(uintptr_t)dx;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSoftmaxBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxBackward])(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxBackward))(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13561,7 +13561,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxBackwar
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxBackward])(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxBackward))(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSoftmaxBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13575,25 +13575,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSoftmaxBackwar
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSoftmaxBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSoftmaxBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxBackward(cutap_c, handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxBackward])(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxBackward))(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSoftmaxForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13606,14 +13607,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSoftmaxForward(void *handle, unsigned int 
     cutap_w[6] = (uint64_t)(uintptr_t)beta;
     cutap_w[7] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[8] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSoftmaxForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxForward])(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxForward))(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13626,7 +13626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSoftmaxForward
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSoftmaxForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxForward])(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxForward))(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSoftmaxForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13640,25 +13640,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSoftmaxForward
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSoftmaxForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSoftmaxForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSoftmaxForward(cutap_c, handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSoftmaxForward])(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSoftmaxForward))(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13666,14 +13667,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorBackward(void *handl
     cutap_w[1] = (uint64_t)(uintptr_t)stDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)dgrid;
     cutap_w[3] = (uint64_t)(uintptr_t)dtheta;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSpatialTfGridGeneratorBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward])(handle, stDesc, dgrid, dtheta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward))(handle, stDesc, dgrid, dtheta);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13686,7 +13686,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward])(handle, stDesc, dgrid, dtheta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward))(handle, stDesc, dgrid, dtheta);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13700,25 +13700,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfGridG
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSpatialTfGridGeneratorBackward(handle, stDesc, dgrid, dtheta);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorBackward(cutap_c, handle, stDesc, dgrid, dtheta);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward])(handle, stDesc, dgrid, dtheta);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward))(handle, stDesc, dgrid, dtheta);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13726,14 +13727,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfGridGeneratorForward(void *handle
     cutap_w[1] = (uint64_t)(uintptr_t)stDesc;
     cutap_w[2] = (uint64_t)(uintptr_t)theta;
     cutap_w[3] = (uint64_t)(uintptr_t)grid;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSpatialTfGridGeneratorForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorForward])(handle, stDesc, theta, grid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorForward))(handle, stDesc, theta, grid);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13746,7 +13746,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfGridG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorForward])(handle, stDesc, theta, grid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorForward))(handle, stDesc, theta, grid);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13760,25 +13760,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfGridG
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSpatialTfGridGeneratorForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSpatialTfGridGeneratorForward(handle, stDesc, theta, grid);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfGridGeneratorForward(cutap_c, handle, stDesc, theta, grid);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfGridGeneratorForward])(handle, stDesc, theta, grid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfGridGeneratorForward))(handle, stDesc, theta, grid);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSpatialTfSamplerBackward, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13796,14 +13797,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerBackward(void *handle, voi
     cutap_w[11] = (uint64_t)(uintptr_t)grid;
     cutap_w[12] = (uint64_t)(uintptr_t)betaDgrid;
     cutap_w[13] = (uint64_t)(uintptr_t)dgrid;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cudnnSpatialTfSamplerBackward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerBackward])(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerBackward))(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13816,7 +13816,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSampl
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerBackward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerBackward])(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerBackward))(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfSamplerBackward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13830,25 +13830,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfSampl
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfSamplerBackward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSpatialTfSamplerBackward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerBackward(cutap_c, handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerBackward])(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerBackward))(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnSpatialTfSamplerForward, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13861,14 +13862,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnSpatialTfSamplerForward(void *handle, void
     cutap_w[6] = (uint64_t)(uintptr_t)beta;
     cutap_w[7] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[8] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnSpatialTfSamplerForward << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerForward])(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerForward))(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13881,7 +13881,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnSpatialTfSampl
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnSpatialTfSamplerForward, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerForward])(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerForward))(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnSpatialTfSamplerForward, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13895,25 +13895,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnSpatialTfSampl
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnSpatialTfSamplerForward, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnSpatialTfSamplerForward, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnSpatialTfSamplerForward(cutap_c, handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnSpatialTfSamplerForward])(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnSpatialTfSamplerForward))(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnTransformFilter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13925,14 +13926,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformFilter(void *handle, void *transD
     cutap_w[5] = (uint64_t)(uintptr_t)beta;
     cutap_w[6] = (uint64_t)(uintptr_t)destDesc;
     cutap_w[7] = (uint64_t)(uintptr_t)destData;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnTransformFilter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformFilter])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformFilter))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13945,7 +13945,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformFilte
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformFilter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformFilter])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformFilter))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformFilter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13959,25 +13959,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformFilte
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformFilter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnTransformFilter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformFilter(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformFilter])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformFilter))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnTransformTensor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13988,14 +13989,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensor(void *handle, void *alpha,
     cutap_w[4] = (uint64_t)(uintptr_t)beta;
     cutap_w[5] = (uint64_t)(uintptr_t)yDesc;
     cutap_w[6] = (uint64_t)(uintptr_t)y;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnTransformTensor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensor])(handle, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensor))(handle, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14008,7 +14008,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTenso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensor])(handle, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensor))(handle, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformTensor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14022,25 +14022,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformTenso
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformTensor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnTransformTensor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensor(cutap_c, handle, alpha, xDesc, x, beta, yDesc, y);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensor])(handle, alpha, xDesc, x, beta, yDesc, y);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensor))(handle, alpha, xDesc, x, beta, yDesc, y);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cudnnTransformTensorEx, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -14052,14 +14053,13 @@ CUTAP_SLOW unsigned int cutap_tr_cudnnTransformTensorEx(void *handle, void *tran
     cutap_w[5] = (uint64_t)(uintptr_t)beta;
     cutap_w[6] = (uint64_t)(uintptr_t)destDesc;
     cutap_w[7] = (uint64_t)(uintptr_t)destData;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudnnTransformTensorEx << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensorEx])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensorEx))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14072,7 +14072,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cudnnTransformTenso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudnnTransformTensorEx, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensorEx])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensorEx))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cudnnTransformTensorEx, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14086,17 +14086,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cudnnTransformTenso
 }
 CUTAP_SLOW unsigned int cutap_ct_cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cudnnTransformTensorEx, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cudnnTransformTensorEx, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cudnnTransformTensorEx(cutap_c, handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_real[CUTAP_ID_cudnnTransformTensorEx])(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudnnTransformTensorEx))(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -69,20 +69,20 @@ CUTAP_SLOW unsigned int cutap_slow_cufftXtSetWorkAreaPolicy(int plan, unsigned i
 
 CUTAP_SLOW unsigned int cutap_tr_cufftCreate(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftCreate(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftCreate))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -95,7 +95,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftCreate(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftCreate))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -109,37 +109,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftCreate(void *h
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftCreate(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftCreate(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftCreate(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftCreate])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftCreate))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftDestroy(int plan)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftDestroy(plan);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cufftDestroy])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cufftDestroy))(plan);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -152,7 +152,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftDestroy(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cufftDestroy])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cufftDestroy))(plan);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -166,25 +166,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftDestroy(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftDestroy(int plan)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftDestroy(plan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftDestroy(cutap_c, plan);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int))cutap_real[CUTAP_ID_cufftDestroy])(plan);
+    unsigned int cutap_res = ((unsigned int (*)(int))CUTAP_FP_REAL(CUTAP_ID_cufftDestroy))(plan);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftEstimate1d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftEstimate1d(nx, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -192,14 +193,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate1d(int nx, unsigned int type, int 
     cutap_w[1] = (uint64_t)type;
     cutap_w[2] = (uint64_t)(int64_t)batch;
     cutap_w[3] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftEstimate1d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimate1d])(nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate1d))(nx, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -212,7 +212,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate1d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimate1d])(nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate1d))(nx, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -226,25 +226,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate1d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate1d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftEstimate1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftEstimate1d(nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate1d(cutap_c, nx, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimate1d])(nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate1d))(nx, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftEstimate2d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftEstimate2d(nx, ny, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -252,14 +253,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate2d(int nx, int ny, unsigned int ty
     cutap_w[1] = (uint64_t)(int64_t)ny;
     cutap_w[2] = (uint64_t)type;
     cutap_w[3] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftEstimate2d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate2d])(nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate2d))(nx, ny, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -272,7 +272,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate2d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate2d])(nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate2d))(nx, ny, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -286,25 +286,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate2d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate2d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftEstimate2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftEstimate2d(nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate2d(cutap_c, nx, ny, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate2d])(nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate2d))(nx, ny, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftEstimate3d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftEstimate3d(nx, ny, nz, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -313,14 +314,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimate3d(int nx, int ny, int nz, unsigne
     cutap_w[2] = (uint64_t)(int64_t)nz;
     cutap_w[3] = (uint64_t)type;
     cutap_w[4] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftEstimate3d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate3d])(nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate3d))(nx, ny, nz, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -333,7 +333,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimate3d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimate3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate3d])(nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate3d))(nx, ny, nz, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftEstimate3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -347,25 +347,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimate3d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimate3d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftEstimate3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftEstimate3d(nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimate3d(cutap_c, nx, ny, nz, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftEstimate3d])(nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimate3d))(nx, ny, nz, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftEstimateMany, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -380,14 +381,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftEstimateMany(int rank, void *n, void *inem
     cutap_w[8] = (uint64_t)type;
     cutap_w[9] = (uint64_t)(int64_t)batch;
     cutap_w[10] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftEstimateMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimateMany])(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimateMany))(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -400,7 +400,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftEstimateMany(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftEstimateMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimateMany])(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimateMany))(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftEstimateMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -414,25 +414,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftEstimateMany(i
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftEstimateMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftEstimateMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftEstimateMany(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftEstimateMany(cutap_c, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftEstimateMany])(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftEstimateMany))(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecC2C(int plan, void *idata, void *odata, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecC2C, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftExecC2C(plan, idata, odata, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -440,14 +441,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecC2C(int plan, void *idata, void *odata
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftExecC2C << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecC2C])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2C))(plan, idata, odata, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -460,7 +460,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2C(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecC2C])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2C))(plan, idata, odata, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecC2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -474,39 +474,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecC2C(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecC2C(int plan, void *idata, void *odata, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecC2C, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecC2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecC2C(plan, idata, odata, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2C(cutap_c, plan, idata, odata, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecC2C])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2C))(plan, idata, odata, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecC2R(int plan, void *idata, void *odata)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecC2R, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftExecC2R(plan, idata, odata);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftExecC2R << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecC2R])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2R))(plan, idata, odata);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -519,7 +519,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecC2R(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecC2R, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecC2R])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2R))(plan, idata, odata);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecC2R, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -533,39 +533,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecC2R(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecC2R(int plan, void *idata, void *odata)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecC2R, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecC2R, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecC2R(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecC2R(cutap_c, plan, idata, odata);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecC2R])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecC2R))(plan, idata, odata);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecD2Z(int plan, void *idata, void *odata)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecD2Z, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftExecD2Z(plan, idata, odata);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftExecD2Z << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecD2Z])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecD2Z))(plan, idata, odata);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -578,7 +578,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecD2Z(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecD2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecD2Z])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecD2Z))(plan, idata, odata);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecD2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -592,39 +592,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecD2Z(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecD2Z(int plan, void *idata, void *odata)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecD2Z, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecD2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecD2Z(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecD2Z(cutap_c, plan, idata, odata);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecD2Z])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecD2Z))(plan, idata, odata);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecR2C(int plan, void *idata, void *odata)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecR2C, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftExecR2C(plan, idata, odata);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftExecR2C << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecR2C])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecR2C))(plan, idata, odata);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -637,7 +637,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecR2C(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecR2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecR2C])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecR2C))(plan, idata, odata);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecR2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -651,39 +651,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecR2C(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecR2C(int plan, void *idata, void *odata)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecR2C, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecR2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecR2C(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecR2C(cutap_c, plan, idata, odata);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecR2C])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecR2C))(plan, idata, odata);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecZ2D(int plan, void *idata, void *odata)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecZ2D, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftExecZ2D(plan, idata, odata);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftExecZ2D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecZ2D])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2D))(plan, idata, odata);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -696,7 +696,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2D(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecZ2D])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2D))(plan, idata, odata);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecZ2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -710,25 +710,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecZ2D(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2D(int plan, void *idata, void *odata)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecZ2D, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecZ2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecZ2D(plan, idata, odata);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2D(cutap_c, plan, idata, odata);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftExecZ2D])(plan, idata, odata);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2D))(plan, idata, odata);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftExecZ2Z, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftExecZ2Z(plan, idata, odata, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -736,14 +737,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftExecZ2Z(int plan, void *idata, void *odata
     cutap_w[1] = (uint64_t)(uintptr_t)idata;
     cutap_w[2] = (uint64_t)(uintptr_t)odata;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftExecZ2Z << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecZ2Z])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2Z))(plan, idata, odata, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -756,7 +756,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftExecZ2Z(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftExecZ2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecZ2Z])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2Z))(plan, idata, odata, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftExecZ2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -770,39 +770,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftExecZ2Z(int pl
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftExecZ2Z, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftExecZ2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftExecZ2Z(plan, idata, odata, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftExecZ2Z(cutap_c, plan, idata, odata, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftExecZ2Z])(plan, idata, odata, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftExecZ2Z))(plan, idata, odata, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetPlanPropertyInt64, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)property;
     cutap_w[2] = (uint64_t)(uintptr_t)returnPtrValue;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftGetPlanPropertyInt64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetPlanPropertyInt64])(plan, property, returnPtrValue);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetPlanPropertyInt64))(plan, property, returnPtrValue);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -815,7 +815,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetPlanPropert
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetPlanPropertyInt64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetPlanPropertyInt64])(plan, property, returnPtrValue);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetPlanPropertyInt64))(plan, property, returnPtrValue);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetPlanPropertyInt64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -829,38 +829,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetPlanPropert
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetPlanPropertyInt64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetPlanPropertyInt64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetPlanPropertyInt64(plan, property, returnPtrValue);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetPlanPropertyInt64(cutap_c, plan, property, returnPtrValue);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetPlanPropertyInt64])(plan, property, returnPtrValue);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetPlanPropertyInt64))(plan, property, returnPtrValue);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetProperty(unsigned int type, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetProperty, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftGetProperty(type, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)type;
     cutap_w[1] = (uint64_t)(uintptr_t)value;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftGetProperty << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cufftGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetProperty))(type, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -873,7 +873,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetProperty(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cufftGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetProperty))(type, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -887,38 +887,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetProperty(un
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetProperty(unsigned int type, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetProperty, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetProperty(cutap_c, type, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_cufftGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetProperty))(type, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSize(int handle, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftGetSize(handle, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftGetSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftGetSize])(handle, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize))(handle, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -931,7 +931,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftGetSize])(handle, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize))(handle, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -945,25 +945,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize(int ha
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize(int handle, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSize(handle, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize(cutap_c, handle, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftGetSize])(handle, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize))(handle, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSize1d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftGetSize1d(handle, nx, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -972,14 +973,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize1d(int handle, int nx, unsigned int
     cutap_w[2] = (uint64_t)type;
     cutap_w[3] = (uint64_t)(int64_t)batch;
     cutap_w[4] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftGetSize1d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSize1d])(handle, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize1d))(handle, nx, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -992,7 +992,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize1d(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSize1d])(handle, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize1d))(handle, nx, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1006,25 +1006,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize1d(int 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize1d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSize1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSize1d(handle, nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize1d(cutap_c, handle, nx, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSize1d])(handle, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize1d))(handle, nx, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSize2d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftGetSize2d(handle, nx, ny, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1033,14 +1034,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize2d(int handle, int nx, int ny, unsi
     cutap_w[2] = (uint64_t)(int64_t)ny;
     cutap_w[3] = (uint64_t)type;
     cutap_w[4] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftGetSize2d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize2d])(handle, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize2d))(handle, nx, ny, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1053,7 +1053,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize2d(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize2d])(handle, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize2d))(handle, nx, ny, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1067,25 +1067,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize2d(int 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize2d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSize2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSize2d(handle, nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize2d(cutap_c, handle, nx, ny, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize2d])(handle, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize2d))(handle, nx, ny, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSize3d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1095,14 +1096,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSize3d(int handle, int nx, int ny, int 
     cutap_w[3] = (uint64_t)(int64_t)nz;
     cutap_w[4] = (uint64_t)type;
     cutap_w[5] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftGetSize3d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize3d])(handle, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize3d))(handle, nx, ny, nz, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1115,7 +1115,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSize3d(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSize3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize3d])(handle, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize3d))(handle, nx, ny, nz, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSize3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1129,25 +1129,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSize3d(int 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSize3d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSize3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSize3d(handle, nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSize3d(cutap_c, handle, nx, ny, nz, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftGetSize3d])(handle, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSize3d))(handle, nx, ny, nz, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSizeMany, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1163,14 +1164,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany(int handle, int rank, void *n,
     cutap_w[9] = (uint64_t)type;
     cutap_w[10] = (uint64_t)(int64_t)batch;
     cutap_w[11] = (uint64_t)(uintptr_t)workArea;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftGetSizeMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSizeMany])(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany))(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1183,7 +1183,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSizeMany])(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany))(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSizeMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1197,25 +1197,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSizeMany(in
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSizeMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSizeMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSizeMany(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany(cutap_c, handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftGetSizeMany])(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany))(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetSizeMany64, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1231,14 +1232,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftGetSizeMany64(int plan, int rank, void *n,
     cutap_w[9] = (uint64_t)type;
     cutap_w[10] = (uint64_t)(int64_t)batch;
     cutap_w[11] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftGetSizeMany64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftGetSizeMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1251,7 +1251,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetSizeMany64(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetSizeMany64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftGetSizeMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetSizeMany64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1265,37 +1265,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetSizeMany64(
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetSizeMany64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetSizeMany64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetSizeMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetSizeMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftGetSizeMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetSizeMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftGetVersion(void *version)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftGetVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftGetVersion(version);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)version;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftGetVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetVersion))(version);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1308,7 +1308,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftGetVersion(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetVersion))(version);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1322,25 +1322,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftGetVersion(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftGetVersion(void *version)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftGetVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftGetVersion(cutap_c, version);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftGetVersion))(version);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftMakePlan1d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftMakePlan1d(plan, nx, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1349,14 +1350,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan1d(int plan, int nx, unsigned int 
     cutap_w[2] = (uint64_t)type;
     cutap_w[3] = (uint64_t)(int64_t)batch;
     cutap_w[4] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftMakePlan1d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlan1d])(plan, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan1d))(plan, nx, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1369,7 +1369,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan1d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlan1d])(plan, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan1d))(plan, nx, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1383,25 +1383,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan1d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan1d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftMakePlan1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftMakePlan1d(plan, nx, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan1d(cutap_c, plan, nx, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlan1d])(plan, nx, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan1d))(plan, nx, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftMakePlan2d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftMakePlan2d(plan, nx, ny, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1410,14 +1411,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan2d(int plan, int nx, int ny, unsig
     cutap_w[2] = (uint64_t)(int64_t)ny;
     cutap_w[3] = (uint64_t)type;
     cutap_w[4] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftMakePlan2d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan2d])(plan, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan2d))(plan, nx, ny, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1430,7 +1430,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan2d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan2d])(plan, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan2d))(plan, nx, ny, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1444,25 +1444,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan2d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan2d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftMakePlan2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftMakePlan2d(plan, nx, ny, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan2d(cutap_c, plan, nx, ny, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan2d])(plan, nx, ny, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan2d))(plan, nx, ny, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftMakePlan3d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1472,14 +1473,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlan3d(int plan, int nx, int ny, int n
     cutap_w[3] = (uint64_t)(int64_t)nz;
     cutap_w[4] = (uint64_t)type;
     cutap_w[5] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftMakePlan3d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan3d])(plan, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan3d))(plan, nx, ny, nz, type, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1492,7 +1492,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlan3d(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlan3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan3d])(plan, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan3d))(plan, nx, ny, nz, type, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlan3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1506,25 +1506,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlan3d(int
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlan3d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftMakePlan3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftMakePlan3d(plan, nx, ny, nz, type, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlan3d(cutap_c, plan, nx, ny, nz, type, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_real[CUTAP_ID_cufftMakePlan3d])(plan, nx, ny, nz, type, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, int, int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlan3d))(plan, nx, ny, nz, type, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftMakePlanMany, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1540,14 +1541,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany(int plan, int rank, void *n, 
     cutap_w[9] = (uint64_t)type;
     cutap_w[10] = (uint64_t)(int64_t)batch;
     cutap_w[11] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftMakePlanMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1560,7 +1560,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1574,25 +1574,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlanMany(i
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlanMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftMakePlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftMakePlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_real[CUTAP_ID_cufftMakePlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftMakePlanMany64, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1608,14 +1609,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftMakePlanMany64(int plan, int rank, void *n
     cutap_w[9] = (uint64_t)type;
     cutap_w[10] = (uint64_t)(int64_t)batch;
     cutap_w[11] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 12u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftMakePlanMany64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftMakePlanMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1628,7 +1628,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftMakePlanMany64
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftMakePlanMany64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftMakePlanMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftMakePlanMany64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1642,25 +1642,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftMakePlanMany64
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftMakePlanMany64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftMakePlanMany64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftMakePlanMany64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftMakePlanMany64(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_real[CUTAP_ID_cufftMakePlanMany64])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))CUTAP_FP_REAL(CUTAP_ID_cufftMakePlanMany64))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftPlan1d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftPlan1d(plan, nx, type, batch);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1668,14 +1669,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan1d(void *plan, int nx, unsigned int ty
     cutap_w[1] = (uint64_t)(int64_t)nx;
     cutap_w[2] = (uint64_t)type;
     cutap_w[3] = (uint64_t)(int64_t)batch;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftPlan1d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlan1d])(plan, nx, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan1d))(plan, nx, type, batch);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1688,7 +1688,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan1d(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan1d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlan1d])(plan, nx, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan1d))(plan, nx, type, batch);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftPlan1d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1702,25 +1702,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan1d(void *p
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan1d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftPlan1d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftPlan1d(plan, nx, type, batch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan1d(cutap_c, plan, nx, type, batch);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlan1d])(plan, nx, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan1d))(plan, nx, type, batch);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftPlan2d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftPlan2d(plan, nx, ny, type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1728,14 +1729,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan2d(void *plan, int nx, int ny, unsigne
     cutap_w[1] = (uint64_t)(int64_t)nx;
     cutap_w[2] = (uint64_t)(int64_t)ny;
     cutap_w[3] = (uint64_t)type;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftPlan2d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan2d])(plan, nx, ny, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan2d))(plan, nx, ny, type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1748,7 +1748,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan2d(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan2d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan2d])(plan, nx, ny, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan2d))(plan, nx, ny, type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftPlan2d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1762,25 +1762,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan2d(void *p
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan2d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftPlan2d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftPlan2d(plan, nx, ny, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan2d(cutap_c, plan, nx, ny, type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan2d])(plan, nx, ny, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan2d))(plan, nx, ny, type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftPlan3d, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftPlan3d(plan, nx, ny, nz, type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1789,14 +1790,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlan3d(void *plan, int nx, int ny, int nz,
     cutap_w[2] = (uint64_t)(int64_t)ny;
     cutap_w[3] = (uint64_t)(int64_t)nz;
     cutap_w[4] = (uint64_t)type;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftPlan3d << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan3d])(plan, nx, ny, nz, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan3d))(plan, nx, ny, nz, type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1809,7 +1809,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlan3d(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlan3d, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan3d])(plan, nx, ny, nz, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan3d))(plan, nx, ny, nz, type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftPlan3d, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1823,25 +1823,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlan3d(void *p
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlan3d, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftPlan3d, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftPlan3d(plan, nx, ny, nz, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlan3d(cutap_c, plan, nx, ny, nz, type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_real[CUTAP_ID_cufftPlan3d])(plan, nx, ny, nz, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftPlan3d))(plan, nx, ny, nz, type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftPlanMany, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1856,14 +1857,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftPlanMany(void *plan, int rank, void *n, vo
     cutap_w[8] = (uint64_t)(int64_t)odist;
     cutap_w[9] = (uint64_t)type;
     cutap_w[10] = (uint64_t)(int64_t)batch;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftPlanMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1876,7 +1876,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftPlanMany(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftPlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftPlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1890,38 +1890,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftPlanMany(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftPlanMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftPlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftPlanMany(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftPlanMany(cutap_c, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_real[CUTAP_ID_cufftPlanMany])(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))CUTAP_FP_REAL(CUTAP_ID_cufftPlanMany))(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftResetPlanProperty(int plan, unsigned int property)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftResetPlanProperty, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftResetPlanProperty(plan, property);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)property;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftResetPlanProperty << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftResetPlanProperty])(plan, property);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftResetPlanProperty))(plan, property);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1934,7 +1934,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftResetPlanPrope
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftResetPlanProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftResetPlanProperty])(plan, property);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftResetPlanProperty))(plan, property);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftResetPlanProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1948,38 +1948,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftResetPlanPrope
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftResetPlanProperty(int plan, unsigned int property)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftResetPlanProperty, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftResetPlanProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftResetPlanProperty(plan, property);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftResetPlanProperty(cutap_c, plan, property);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftResetPlanProperty])(plan, property);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftResetPlanProperty))(plan, property);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftSetAutoAllocation(int plan, int autoAllocate)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftSetAutoAllocation, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftSetAutoAllocation(plan, autoAllocate);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(int64_t)autoAllocate;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftSetAutoAllocation << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int))cutap_real[CUTAP_ID_cufftSetAutoAllocation])(plan, autoAllocate);
+    unsigned int cutap_res = ((unsigned int (*)(int, int))CUTAP_FP_REAL(CUTAP_ID_cufftSetAutoAllocation))(plan, autoAllocate);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1992,7 +1992,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetAutoAllocat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetAutoAllocation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int))cutap_real[CUTAP_ID_cufftSetAutoAllocation])(plan, autoAllocate);
+    unsigned int cutap_res = ((unsigned int (*)(int, int))CUTAP_FP_REAL(CUTAP_ID_cufftSetAutoAllocation))(plan, autoAllocate);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftSetAutoAllocation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2006,39 +2006,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetAutoAllocat
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftSetAutoAllocation(int plan, int autoAllocate)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetAutoAllocation, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftSetAutoAllocation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftSetAutoAllocation(plan, autoAllocate);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetAutoAllocation(cutap_c, plan, autoAllocate);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int))cutap_real[CUTAP_ID_cufftSetAutoAllocation])(plan, autoAllocate);
+    unsigned int cutap_res = ((unsigned int (*)(int, int))CUTAP_FP_REAL(CUTAP_ID_cufftSetAutoAllocation))(plan, autoAllocate);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftSetPlanPropertyInt64, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)property;
     cutap_w[2] = (uint64_t)(int64_t)inputValueInt;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftSetPlanPropertyInt64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))cutap_real[CUTAP_ID_cufftSetPlanPropertyInt64])(plan, property, inputValueInt);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))CUTAP_FP_REAL(CUTAP_ID_cufftSetPlanPropertyInt64))(plan, property, inputValueInt);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2051,7 +2051,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetPlanPropert
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetPlanPropertyInt64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))cutap_real[CUTAP_ID_cufftSetPlanPropertyInt64])(plan, property, inputValueInt);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))CUTAP_FP_REAL(CUTAP_ID_cufftSetPlanPropertyInt64))(plan, property, inputValueInt);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftSetPlanPropertyInt64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2065,38 +2065,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetPlanPropert
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetPlanPropertyInt64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftSetPlanPropertyInt64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftSetPlanPropertyInt64(plan, property, inputValueInt);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetPlanPropertyInt64(cutap_c, plan, property, inputValueInt);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))cutap_real[CUTAP_ID_cufftSetPlanPropertyInt64])(plan, property, inputValueInt);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, long long))CUTAP_FP_REAL(CUTAP_ID_cufftSetPlanPropertyInt64))(plan, property, inputValueInt);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftSetStream(int plan, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftSetStream, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftSetStream(plan, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftSetStream << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetStream])(plan, stream);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetStream))(plan, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2109,7 +2109,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetStream(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetStream])(plan, stream);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetStream))(plan, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2123,38 +2123,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetStream(int 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftSetStream(int plan, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetStream, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftSetStream(plan, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetStream(cutap_c, plan, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetStream])(plan, stream);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetStream))(plan, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftSetWorkArea(int plan, void *workArea)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftSetWorkArea, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftSetWorkArea(plan, workArea);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)workArea;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftSetWorkArea << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetWorkArea))(plan, workArea);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2167,7 +2167,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftSetWorkArea(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftSetWorkArea, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetWorkArea))(plan, workArea);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftSetWorkArea, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2181,38 +2181,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftSetWorkArea(in
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftSetWorkArea(int plan, void *workArea)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftSetWorkArea, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftSetWorkArea, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftSetWorkArea(plan, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftSetWorkArea(cutap_c, plan, workArea);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftSetWorkArea))(plan, workArea);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtClearCallback(int plan, unsigned int cbType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtClearCallback, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtClearCallback(plan, cbType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)cbType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtClearCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftXtClearCallback])(plan, cbType);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtClearCallback))(plan, cbType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2225,7 +2225,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtClearCallbac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtClearCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftXtClearCallback])(plan, cbType);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtClearCallback))(plan, cbType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtClearCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2239,25 +2239,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtClearCallbac
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtClearCallback(int plan, unsigned int cbType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtClearCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtClearCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtClearCallback(plan, cbType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtClearCallback(cutap_c, plan, cbType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))cutap_real[CUTAP_ID_cufftXtClearCallback])(plan, cbType);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtClearCallback))(plan, cbType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExec(int plan, void *input, void *output, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExec, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtExec(plan, input, output, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2265,14 +2266,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExec(int plan, void *input, void *output
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtExec << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExec])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExec))(plan, input, output, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2285,7 +2285,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExec(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExec, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExec])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExec))(plan, input, output, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExec, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2299,25 +2299,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExec(int pla
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExec(int plan, void *input, void *output, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExec, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExec, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExec(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExec(cutap_c, plan, input, output, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExec])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExec))(plan, input, output, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptor(plan, input, output, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2325,14 +2326,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptor(int plan, void *input, vo
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptor])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptor))(plan, input, output, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2345,7 +2345,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptor])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptor))(plan, input, output, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2359,25 +2359,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptor(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptor(cutap_c, plan, input, output, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptor])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptor))(plan, input, output, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorC2C, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorC2C(plan, input, output, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2385,14 +2386,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorC2C(int plan, void *input,
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorC2C << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2C])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2C))(plan, input, output, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2405,7 +2405,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2C])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2C))(plan, input, output, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorC2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2419,39 +2419,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorC2C, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorC2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorC2C(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2C(cutap_c, plan, input, output, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2C])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2C))(plan, input, output, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorC2R(int plan, void *input, void *output)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorC2R, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorC2R(plan, input, output);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorC2R << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2R])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2R))(plan, input, output);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2464,7 +2464,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorC2R, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2R])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2R))(plan, input, output);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorC2R, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2478,39 +2478,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorC2R(int plan, void *input, void *output)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorC2R, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorC2R, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorC2R(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorC2R(cutap_c, plan, input, output);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorC2R])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorC2R))(plan, input, output);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorD2Z, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorD2Z(plan, input, output);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorD2Z << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorD2Z])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorD2Z))(plan, input, output);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2523,7 +2523,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorD2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorD2Z])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorD2Z))(plan, input, output);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorD2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2537,39 +2537,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorD2Z, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorD2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorD2Z(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorD2Z(cutap_c, plan, input, output);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorD2Z])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorD2Z))(plan, input, output);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorR2C(int plan, void *input, void *output)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorR2C, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorR2C(plan, input, output);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorR2C << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorR2C])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorR2C))(plan, input, output);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2582,7 +2582,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorR2C, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorR2C])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorR2C))(plan, input, output);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorR2C, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2596,39 +2596,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorR2C(int plan, void *input, void *output)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorR2C, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorR2C, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorR2C(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorR2C(cutap_c, plan, input, output);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorR2C])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorR2C))(plan, input, output);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorZ2D, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorZ2D(plan, input, output);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorZ2D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2D])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2D))(plan, input, output);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2641,7 +2641,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2D, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2D])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2D))(plan, input, output);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorZ2D, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2655,25 +2655,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorZ2D, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorZ2D, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorZ2D(plan, input, output);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2D(cutap_c, plan, input, output);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2D])(plan, input, output);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2D))(plan, input, output);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtExecDescriptorZ2Z, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2681,14 +2682,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtExecDescriptorZ2Z(int plan, void *input,
     cutap_w[1] = (uint64_t)(uintptr_t)input;
     cutap_w[2] = (uint64_t)(uintptr_t)output;
     cutap_w[3] = (uint64_t)(int64_t)direction;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtExecDescriptorZ2Z << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2Z])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2Z))(plan, input, output, direction);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2701,7 +2701,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtExecDescript
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtExecDescriptorZ2Z, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2Z])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2Z))(plan, input, output, direction);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtExecDescriptorZ2Z, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2715,37 +2715,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtExecDescript
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtExecDescriptorZ2Z, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtExecDescriptorZ2Z, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtExecDescriptorZ2Z(plan, input, output, direction);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtExecDescriptorZ2Z(cutap_c, plan, input, output, direction);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))cutap_real[CUTAP_ID_cufftXtExecDescriptorZ2Z])(plan, input, output, direction);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_cufftXtExecDescriptorZ2Z))(plan, input, output, direction);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtFree(void *descriptor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtFree, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtFree(descriptor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)descriptor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtFree << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftXtFree])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtFree))(descriptor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2758,7 +2758,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtFree(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftXtFree])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtFree))(descriptor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2772,25 +2772,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtFree(void *d
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtFree(void *descriptor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtFree, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtFree(descriptor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtFree(cutap_c, descriptor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_cufftXtFree])(descriptor);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtFree))(descriptor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtGetSizeMany, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2808,14 +2809,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtGetSizeMany(int plan, int rank, void *n,
     cutap_w[11] = (uint64_t)(int64_t)batch;
     cutap_w[12] = (uint64_t)(uintptr_t)workSize;
     cutap_w[13] = (uint64_t)executiontype;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftXtGetSizeMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtGetSizeMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtGetSizeMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2828,7 +2828,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtGetSizeMany(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtGetSizeMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtGetSizeMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtGetSizeMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtGetSizeMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2842,25 +2842,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtGetSizeMany(
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtGetSizeMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtGetSizeMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtGetSizeMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtGetSizeMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtGetSizeMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtGetSizeMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtMakePlanMany, 3);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 3, &cutap_r), 0)) {
         return cutap_slow_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2878,14 +2879,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMakePlanMany(int plan, int rank, void *n
     cutap_w[11] = (uint64_t)(int64_t)batch;
     cutap_w[12] = (uint64_t)(uintptr_t)workSize;
     cutap_w[13] = (uint64_t)executiontype;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 14u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)3 << 16 | (uint64_t)CUTAP_ID_cufftXtMakePlanMany << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMakePlanMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMakePlanMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2898,7 +2898,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMakePlanMany
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMakePlanMany, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMakePlanMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMakePlanMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtMakePlanMany, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2912,25 +2912,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMakePlanMany
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMakePlanMany, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtMakePlanMany, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtMakePlanMany(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMakePlanMany(cutap_c, plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMakePlanMany])(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMakePlanMany))(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtMalloc(int plan, void *descriptor, unsigned int format)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtMalloc, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtMalloc(plan, descriptor, format);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2938,14 +2939,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMalloc(int plan, void *descriptor, unsig
     cutap_w[1] = (uint64_t)(uintptr_t)descriptor;
     cutap_w[2] = (uint64_t)format;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtMalloc << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMalloc])(plan, descriptor, format);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMalloc))(plan, descriptor, format);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2964,7 +2964,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMalloc(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMalloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMalloc])(plan, descriptor, format);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMalloc))(plan, descriptor, format);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtMalloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2978,25 +2978,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMalloc(int p
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMalloc(int plan, void *descriptor, unsigned int format)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMalloc, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtMalloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtMalloc(plan, descriptor, format);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMalloc(cutap_c, plan, descriptor, format);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMalloc])(plan, descriptor, format);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMalloc))(plan, descriptor, format);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtMemcpy, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3004,14 +3005,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtMemcpy(int plan, void *dstPointer, void 
     cutap_w[1] = (uint64_t)(uintptr_t)dstPointer;
     cutap_w[2] = (uint64_t)(uintptr_t)srcPointer;
     cutap_w[3] = (uint64_t)type;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtMemcpy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMemcpy])(plan, dstPointer, srcPointer, type);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMemcpy))(plan, dstPointer, srcPointer, type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3024,7 +3024,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtMemcpy(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtMemcpy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMemcpy])(plan, dstPointer, srcPointer, type);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMemcpy))(plan, dstPointer, srcPointer, type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtMemcpy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3038,39 +3038,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtMemcpy(int p
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtMemcpy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtMemcpy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtMemcpy(plan, dstPointer, srcPointer, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtMemcpy(cutap_c, plan, dstPointer, srcPointer, type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtMemcpy])(plan, dstPointer, srcPointer, type);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtMemcpy))(plan, dstPointer, srcPointer, type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtQueryPlan, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtQueryPlan(plan, queryStruct, queryType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)queryStruct;
     cutap_w[2] = (uint64_t)queryType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtQueryPlan << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtQueryPlan])(plan, queryStruct, queryType);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtQueryPlan))(plan, queryStruct, queryType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3083,7 +3083,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtQueryPlan(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtQueryPlan, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtQueryPlan])(plan, queryStruct, queryType);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtQueryPlan))(plan, queryStruct, queryType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtQueryPlan, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3097,25 +3097,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtQueryPlan(in
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtQueryPlan, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtQueryPlan, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtQueryPlan(plan, queryStruct, queryType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtQueryPlan(cutap_c, plan, queryStruct, queryType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))cutap_real[CUTAP_ID_cufftXtQueryPlan])(plan, queryStruct, queryType);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cufftXtQueryPlan))(plan, queryStruct, queryType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetCallback, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3125,14 +3126,13 @@ CUTAP_SLOW unsigned int cutap_tr_cufftXtSetCallback(int plan, void *callback_rou
     cutap_w[3] = (uint64_t)(uintptr_t)caller_info;
     cutap_w[4] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtSetCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetCallback])(plan, callback_routine, cbType, caller_info);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallback))(plan, callback_routine, cbType, caller_info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3155,7 +3155,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallback(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetCallback])(plan, callback_routine, cbType, caller_info);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallback))(plan, callback_routine, cbType, caller_info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3169,39 +3169,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetCallback(
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetCallback(plan, callback_routine, cbType, caller_info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallback(cutap_c, plan, callback_routine, cbType, caller_info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetCallback])(plan, callback_routine, cbType, caller_info);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallback))(plan, callback_routine, cbType, caller_info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetCallbackSharedSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)cbType;
     cutap_w[2] = (uint64_t)sharedSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtSetCallbackSharedSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallbackSharedSize))(plan, cbType, sharedSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3214,7 +3214,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetCallbackS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallbackSharedSize))(plan, cbType, sharedSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3228,39 +3228,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetCallbackS
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetCallbackSharedSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetCallbackSharedSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetCallbackSharedSize(plan, cbType, sharedSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetCallbackSharedSize(cutap_c, plan, cbType, sharedSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))cutap_real[CUTAP_ID_cufftXtSetCallbackSharedSize])(plan, cbType, sharedSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetCallbackSharedSize))(plan, cbType, sharedSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetDistribution, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetDistribution(plan, box_in, box_out);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)box_in;
     cutap_w[2] = (uint64_t)(uintptr_t)box_out;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtSetDistribution << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetDistribution))(plan, box_in, box_out);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3273,7 +3273,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetDistribut
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetDistribution))(plan, box_in, box_out);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3287,39 +3287,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetDistribut
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetDistribution(int plan, void *box_in, void *box_out)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetDistribution, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetDistribution(plan, box_in, box_out);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetDistribution(cutap_c, plan, box_in, box_out);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))cutap_real[CUTAP_ID_cufftXtSetDistribution])(plan, box_in, box_out);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetDistribution))(plan, box_in, box_out);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetGPUs, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)handle;
     cutap_w[1] = (uint64_t)(int64_t)nGPUs;
     cutap_w[2] = (uint64_t)(uintptr_t)whichGPUs;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtSetGPUs << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cufftXtSetGPUs])(handle, nGPUs, whichGPUs);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetGPUs))(handle, nGPUs, whichGPUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3332,7 +3332,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetGPUs(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetGPUs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cufftXtSetGPUs])(handle, nGPUs, whichGPUs);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetGPUs))(handle, nGPUs, whichGPUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetGPUs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3346,39 +3346,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetGPUs(int 
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetGPUs, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetGPUs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetGPUs(handle, nGPUs, whichGPUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetGPUs(cutap_c, handle, nGPUs, whichGPUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))cutap_real[CUTAP_ID_cufftXtSetGPUs])(handle, nGPUs, whichGPUs);
+    unsigned int cutap_res = ((unsigned int (*)(int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetGPUs))(handle, nGPUs, whichGPUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetWorkArea(int plan, void *workArea)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetWorkArea, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetWorkArea(plan, workArea);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)(uintptr_t)workArea;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cufftXtSetWorkArea << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkArea))(plan, workArea);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3397,7 +3397,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkArea(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkArea, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkArea))(plan, workArea);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetWorkArea, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3411,39 +3411,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetWorkArea(
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkArea(int plan, void *workArea)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetWorkArea, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetWorkArea, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetWorkArea(plan, workArea);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkArea(cutap_c, plan, workArea);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkArea])(plan, workArea);
+    unsigned int cutap_res = ((unsigned int (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkArea))(plan, workArea);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_cufftXtSetWorkAreaPolicy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)plan;
     cutap_w[1] = (uint64_t)policy;
     cutap_w[2] = (uint64_t)(uintptr_t)workSize;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cufftXtSetWorkAreaPolicy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkAreaPolicy])(plan, policy, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkAreaPolicy))(plan, policy, workSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3456,7 +3456,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_cufftXtSetWorkAreaP
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cufftXtSetWorkAreaPolicy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkAreaPolicy])(plan, policy, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkAreaPolicy))(plan, policy, workSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_cufftXtSetWorkAreaPolicy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3470,17 +3470,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_cufftXtSetWorkAreaP
 }
 CUTAP_SLOW unsigned int cutap_ct_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_cufftXtSetWorkAreaPolicy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_cufftXtSetWorkAreaPolicy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_cufftXtSetWorkAreaPolicy(plan, policy, workSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_cufftXtSetWorkAreaPolicy(cutap_c, plan, policy, workSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))cutap_real[CUTAP_ID_cufftXtSetWorkAreaPolicy])(plan, policy, workSize);
+    unsigned int cutap_res = ((unsigned int (*)(int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cufftXtSetWorkAreaPolicy))(plan, policy, workSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

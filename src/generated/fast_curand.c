@@ -40,22 +40,22 @@ CUTAP_SLOW unsigned int cutap_slow_curandSetStream(void *generator, void *stream
 
 CUTAP_SLOW unsigned int cutap_tr_curandCreateGenerator(void *generator, unsigned int rng_type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandCreateGenerator, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandCreateGenerator(generator, rng_type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)rng_type;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandCreateGenerator << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGenerator])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGenerator))(generator, rng_type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -74,7 +74,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGenerat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGenerator, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGenerator])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGenerator))(generator, rng_type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandCreateGenerator, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -88,39 +88,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreateGenerat
 }
 CUTAP_SLOW unsigned int cutap_ct_curandCreateGenerator(void *generator, unsigned int rng_type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreateGenerator, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandCreateGenerator, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandCreateGenerator(generator, rng_type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGenerator(cutap_c, generator, rng_type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGenerator])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGenerator))(generator, rng_type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandCreateGeneratorHost(void *generator, unsigned int rng_type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandCreateGeneratorHost, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandCreateGeneratorHost(generator, rng_type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)rng_type;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandCreateGeneratorHost << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGeneratorHost])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGeneratorHost))(generator, rng_type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -139,7 +139,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreateGenerat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreateGeneratorHost, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGeneratorHost])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGeneratorHost))(generator, rng_type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandCreateGeneratorHost, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -153,39 +153,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreateGenerat
 }
 CUTAP_SLOW unsigned int cutap_ct_curandCreateGeneratorHost(void *generator, unsigned int rng_type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreateGeneratorHost, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandCreateGeneratorHost, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandCreateGeneratorHost(generator, rng_type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreateGeneratorHost(cutap_c, generator, rng_type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandCreateGeneratorHost])(generator, rng_type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandCreateGeneratorHost))(generator, rng_type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandCreatePoissonDistribution, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandCreatePoissonDistribution(lambda, discrete_distribution);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = cutap_d2w(lambda);
     cutap_w[1] = (uint64_t)(uintptr_t)discrete_distribution;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandCreatePoissonDistribution << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(double, void *))cutap_real[CUTAP_ID_curandCreatePoissonDistribution])(lambda, discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(double, void *))CUTAP_FP_REAL(CUTAP_ID_curandCreatePoissonDistribution))(lambda, discrete_distribution);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -204,7 +204,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandCreatePoisson
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandCreatePoissonDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(double, void *))cutap_real[CUTAP_ID_curandCreatePoissonDistribution])(lambda, discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(double, void *))CUTAP_FP_REAL(CUTAP_ID_curandCreatePoissonDistribution))(lambda, discrete_distribution);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandCreatePoissonDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -218,37 +218,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandCreatePoisson
 }
 CUTAP_SLOW unsigned int cutap_ct_curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandCreatePoissonDistribution, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandCreatePoissonDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandCreatePoissonDistribution(lambda, discrete_distribution);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandCreatePoissonDistribution(cutap_c, lambda, discrete_distribution);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(double, void *))cutap_real[CUTAP_ID_curandCreatePoissonDistribution])(lambda, discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(double, void *))CUTAP_FP_REAL(CUTAP_ID_curandCreatePoissonDistribution))(lambda, discrete_distribution);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandDestroyDistribution(void *discrete_distribution)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandDestroyDistribution, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandDestroyDistribution(discrete_distribution);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)discrete_distribution;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandDestroyDistribution << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyDistribution])(discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyDistribution))(discrete_distribution);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -261,7 +261,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyDistri
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyDistribution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyDistribution])(discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyDistribution))(discrete_distribution);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandDestroyDistribution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -275,37 +275,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandDestroyDistri
 }
 CUTAP_SLOW unsigned int cutap_ct_curandDestroyDistribution(void *discrete_distribution)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandDestroyDistribution, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandDestroyDistribution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandDestroyDistribution(discrete_distribution);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyDistribution(cutap_c, discrete_distribution);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyDistribution])(discrete_distribution);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyDistribution))(discrete_distribution);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandDestroyGenerator(void *generator)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandDestroyGenerator, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandDestroyGenerator(generator);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandDestroyGenerator << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyGenerator])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyGenerator))(generator);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -318,7 +318,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandDestroyGenera
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandDestroyGenerator, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyGenerator])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyGenerator))(generator);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandDestroyGenerator, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -332,39 +332,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandDestroyGenera
 }
 CUTAP_SLOW unsigned int cutap_ct_curandDestroyGenerator(void *generator)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandDestroyGenerator, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandDestroyGenerator, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandDestroyGenerator(generator);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandDestroyGenerator(cutap_c, generator);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandDestroyGenerator])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandDestroyGenerator))(generator);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerate(void *generator, void *outputPtr, unsigned long num)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGenerate(generator, outputPtr, num);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)(uintptr_t)outputPtr;
     cutap_w[2] = (uint64_t)num;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGenerate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerate])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerate))(generator, outputPtr, num);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -377,7 +377,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerate(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerate])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerate))(generator, outputPtr, num);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -391,25 +391,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerate(void
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerate(void *generator, void *outputPtr, unsigned long num)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerate(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerate(cutap_c, generator, outputPtr, num);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerate])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerate))(generator, outputPtr, num);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateLogNormal, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -418,14 +419,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormal(void *generator, void *
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_f2w(mean);
     cutap_w[4] = cutap_f2w(stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGenerateLogNormal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateLogNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormal))(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -438,7 +438,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateLogNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormal))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLogNormal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -452,25 +452,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLogNo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLogNormal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateLogNormal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateLogNormal(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormal(cutap_c, generator, outputPtr, n, mean, stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateLogNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormal))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateLogNormalDouble, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -479,14 +480,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateLogNormalDouble(void *generator, 
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_d2w(mean);
     cutap_w[4] = cutap_d2w(stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGenerateLogNormalDouble << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateLogNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormalDouble))(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -499,7 +499,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLogNo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLogNormalDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateLogNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormalDouble))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLogNormalDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -513,39 +513,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLogNo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLogNormalDouble, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateLogNormalDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateLogNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLogNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateLogNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLogNormalDouble))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateLongLong, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGenerateLongLong(generator, outputPtr, num);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)(uintptr_t)outputPtr;
     cutap_w[2] = (uint64_t)num;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGenerateLongLong << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateLongLong])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLongLong))(generator, outputPtr, num);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -558,7 +558,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateLongL
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateLongLong, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateLongLong])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLongLong))(generator, outputPtr, num);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateLongLong, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -572,25 +572,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateLongL
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateLongLong, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateLongLong, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateLongLong(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateLongLong(cutap_c, generator, outputPtr, num);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateLongLong])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateLongLong))(generator, outputPtr, num);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateNormal, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -599,14 +600,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormal(void *generator, void *out
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_f2w(mean);
     cutap_w[4] = cutap_f2w(stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGenerateNormal << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormal))(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -619,7 +619,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNorma
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormal, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormal))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateNormal, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -633,25 +633,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateNorma
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateNormal, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateNormal, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateNormal(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormal(cutap_c, generator, outputPtr, n, mean, stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_real[CUTAP_ID_curandGenerateNormal])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, float, float))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormal))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateNormalDouble, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -660,14 +661,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGenerateNormalDouble(void *generator, voi
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_d2w(mean);
     cutap_w[4] = cutap_d2w(stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGenerateNormalDouble << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormalDouble))(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -680,7 +680,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateNorma
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateNormalDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormalDouble))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateNormalDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -694,25 +694,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateNorma
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateNormalDouble, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateNormalDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateNormalDouble(generator, outputPtr, n, mean, stddev);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateNormalDouble(cutap_c, generator, outputPtr, n, mean, stddev);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_real[CUTAP_ID_curandGenerateNormalDouble])(generator, outputPtr, n, mean, stddev);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, double))CUTAP_FP_REAL(CUTAP_ID_curandGenerateNormalDouble))(generator, outputPtr, n, mean, stddev);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGeneratePoisson, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGeneratePoisson(generator, outputPtr, n, lambda);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -720,14 +721,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoisson(void *generator, void *ou
     cutap_w[1] = (uint64_t)(uintptr_t)outputPtr;
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_d2w(lambda);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGeneratePoisson << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))cutap_real[CUTAP_ID_curandGeneratePoisson])(generator, outputPtr, n, lambda);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoisson))(generator, outputPtr, n, lambda);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -740,7 +740,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoiss
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoisson, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))cutap_real[CUTAP_ID_curandGeneratePoisson])(generator, outputPtr, n, lambda);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoisson))(generator, outputPtr, n, lambda);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGeneratePoisson, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -754,25 +754,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGeneratePoiss
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGeneratePoisson, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGeneratePoisson, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGeneratePoisson(generator, outputPtr, n, lambda);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoisson(cutap_c, generator, outputPtr, n, lambda);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))cutap_real[CUTAP_ID_curandGeneratePoisson])(generator, outputPtr, n, lambda);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoisson))(generator, outputPtr, n, lambda);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGeneratePoissonMethod, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -781,14 +782,13 @@ CUTAP_SLOW unsigned int cutap_tr_curandGeneratePoissonMethod(void *generator, vo
     cutap_w[2] = (uint64_t)n;
     cutap_w[3] = cutap_d2w(lambda);
     cutap_w[4] = (uint64_t)method;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_curandGeneratePoissonMethod << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_real[CUTAP_ID_curandGeneratePoissonMethod])(generator, outputPtr, n, lambda, method);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoissonMethod))(generator, outputPtr, n, lambda, method);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -801,7 +801,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGeneratePoiss
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGeneratePoissonMethod, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_real[CUTAP_ID_curandGeneratePoissonMethod])(generator, outputPtr, n, lambda, method);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoissonMethod))(generator, outputPtr, n, lambda, method);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGeneratePoissonMethod, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -815,37 +815,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGeneratePoiss
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGeneratePoissonMethod, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGeneratePoissonMethod, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGeneratePoissonMethod(generator, outputPtr, n, lambda, method);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGeneratePoissonMethod(cutap_c, generator, outputPtr, n, lambda, method);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_real[CUTAP_ID_curandGeneratePoissonMethod])(generator, outputPtr, n, lambda, method);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGeneratePoissonMethod))(generator, outputPtr, n, lambda, method);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateSeeds(void *generator)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateSeeds, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGenerateSeeds(generator);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGenerateSeeds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGenerateSeeds])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGenerateSeeds))(generator);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -858,7 +858,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateSeeds
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateSeeds, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGenerateSeeds])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGenerateSeeds))(generator);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateSeeds, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -872,39 +872,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateSeeds
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateSeeds(void *generator)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateSeeds, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateSeeds, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateSeeds(generator);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateSeeds(cutap_c, generator);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGenerateSeeds])(generator);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGenerateSeeds))(generator);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateUniform, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGenerateUniform(generator, outputPtr, num);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)(uintptr_t)outputPtr;
     cutap_w[2] = (uint64_t)num;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGenerateUniform << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniform])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniform))(generator, outputPtr, num);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -917,7 +917,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUnifo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniform, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniform])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniform))(generator, outputPtr, num);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateUniform, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -931,39 +931,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateUnifo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateUniform, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateUniform, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateUniform(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniform(cutap_c, generator, outputPtr, num);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniform])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniform))(generator, outputPtr, num);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGenerateUniformDouble, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGenerateUniformDouble(generator, outputPtr, num);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)(uintptr_t)outputPtr;
     cutap_w[2] = (uint64_t)num;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGenerateUniformDouble << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniformDouble])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniformDouble))(generator, outputPtr, num);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -976,7 +976,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGenerateUnifo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGenerateUniformDouble, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniformDouble])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniformDouble))(generator, outputPtr, num);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGenerateUniformDouble, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -990,38 +990,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGenerateUnifo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGenerateUniformDouble, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGenerateUniformDouble, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGenerateUniformDouble(generator, outputPtr, num);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGenerateUniformDouble(cutap_c, generator, outputPtr, num);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))cutap_real[CUTAP_ID_curandGenerateUniformDouble])(generator, outputPtr, num);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_curandGenerateUniformDouble))(generator, outputPtr, num);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetDirectionVectors32(void *vectors, unsigned int set)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetDirectionVectors32, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetDirectionVectors32(vectors, set);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)vectors;
     cutap_w[1] = (uint64_t)set;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetDirectionVectors32 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors32])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors32))(vectors, set);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1034,7 +1034,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors32])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors32))(vectors, set);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetDirectionVectors32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1048,38 +1048,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetDirectionV
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors32(void *vectors, unsigned int set)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetDirectionVectors32, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetDirectionVectors32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetDirectionVectors32(vectors, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors32(cutap_c, vectors, set);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors32])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors32))(vectors, set);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetDirectionVectors64(void *vectors, unsigned int set)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetDirectionVectors64, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetDirectionVectors64(vectors, set);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)vectors;
     cutap_w[1] = (uint64_t)set;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetDirectionVectors64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors64])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors64))(vectors, set);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1092,7 +1092,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetDirectionV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetDirectionVectors64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors64])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors64))(vectors, set);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetDirectionVectors64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1106,38 +1106,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetDirectionV
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetDirectionVectors64(void *vectors, unsigned int set)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetDirectionVectors64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetDirectionVectors64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetDirectionVectors64(vectors, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetDirectionVectors64(cutap_c, vectors, set);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandGetDirectionVectors64])(vectors, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandGetDirectionVectors64))(vectors, set);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetProperty(unsigned int type, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetProperty, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetProperty(type, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)type;
     cutap_w[1] = (uint64_t)(uintptr_t)value;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetProperty << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_curandGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_curandGetProperty))(type, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1150,7 +1150,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetProperty(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetProperty, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_curandGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_curandGetProperty))(type, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetProperty, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1164,38 +1164,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetProperty(u
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetProperty(unsigned int type, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetProperty, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetProperty, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetProperty(type, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetProperty(cutap_c, type, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_curandGetProperty])(type, value);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_curandGetProperty))(type, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetScrambleConstants32(void *constants)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetScrambleConstants32, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetScrambleConstants32(constants);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)constants;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetScrambleConstants32 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants32])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants32))(constants);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1214,7 +1214,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants32, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants32])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants32))(constants);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetScrambleConstants32, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1228,38 +1228,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetScrambleCo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants32(void *constants)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetScrambleConstants32, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetScrambleConstants32, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetScrambleConstants32(constants);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants32(cutap_c, constants);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants32])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants32))(constants);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetScrambleConstants64(void *constants)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetScrambleConstants64, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetScrambleConstants64(constants);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)constants;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetScrambleConstants64 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants64])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants64))(constants);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1278,7 +1278,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetScrambleCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetScrambleConstants64, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants64])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants64))(constants);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetScrambleConstants64, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1292,37 +1292,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetScrambleCo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetScrambleConstants64(void *constants)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetScrambleConstants64, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetScrambleConstants64, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetScrambleConstants64(constants);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetScrambleConstants64(cutap_c, constants);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetScrambleConstants64])(constants);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetScrambleConstants64))(constants);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandGetVersion(void *version)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandGetVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandGetVersion(version);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)version;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandGetVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetVersion))(version);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1335,7 +1335,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandGetVersion(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetVersion))(version);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1349,38 +1349,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandGetVersion(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_curandGetVersion(void *version)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandGetVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandGetVersion(cutap_c, version);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_curandGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_curandGetVersion))(version);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandSetGeneratorOffset(void *generator, unsigned long long offset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandSetGeneratorOffset, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandSetGeneratorOffset(generator, offset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)offset;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandSetGeneratorOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetGeneratorOffset])(generator, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOffset))(generator, offset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1393,7 +1393,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorO
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetGeneratorOffset])(generator, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOffset))(generator, offset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandSetGeneratorOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1407,38 +1407,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetGeneratorO
 }
 CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOffset(void *generator, unsigned long long offset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetGeneratorOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandSetGeneratorOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandSetGeneratorOffset(generator, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOffset(cutap_c, generator, offset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetGeneratorOffset])(generator, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOffset))(generator, offset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandSetGeneratorOrdering(void *generator, unsigned int order)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandSetGeneratorOrdering, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandSetGeneratorOrdering(generator, order);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)order;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandSetGeneratorOrdering << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetGeneratorOrdering])(generator, order);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOrdering))(generator, order);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1451,7 +1451,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetGeneratorO
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetGeneratorOrdering, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetGeneratorOrdering])(generator, order);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOrdering))(generator, order);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandSetGeneratorOrdering, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1465,38 +1465,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetGeneratorO
 }
 CUTAP_SLOW unsigned int cutap_ct_curandSetGeneratorOrdering(void *generator, unsigned int order)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetGeneratorOrdering, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandSetGeneratorOrdering, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandSetGeneratorOrdering(generator, order);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetGeneratorOrdering(cutap_c, generator, order);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetGeneratorOrdering])(generator, order);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetGeneratorOrdering))(generator, order);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandSetPseudoRandomGeneratorSeed(generator, seed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)seed;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandSetPseudoRandomGeneratorSeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetPseudoRandomGeneratorSeed])(generator, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetPseudoRandomGeneratorSeed))(generator, seed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1509,7 +1509,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetPseudoRand
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetPseudoRandomGeneratorSeed])(generator, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetPseudoRandomGeneratorSeed))(generator, seed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1523,38 +1523,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetPseudoRand
 }
 CUTAP_SLOW unsigned int cutap_ct_curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandSetPseudoRandomGeneratorSeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandSetPseudoRandomGeneratorSeed(generator, seed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetPseudoRandomGeneratorSeed(cutap_c, generator, seed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_curandSetPseudoRandomGeneratorSeed])(generator, seed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_curandSetPseudoRandomGeneratorSeed))(generator, seed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)num_dimensions;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandSetQuasiRandomGeneratorDimensions << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions])(generator, num_dimensions);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions))(generator, num_dimensions);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1567,7 +1567,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetQuasiRando
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions])(generator, num_dimensions);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions))(generator, num_dimensions);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1581,38 +1581,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetQuasiRando
 }
 CUTAP_SLOW unsigned int cutap_ct_curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandSetQuasiRandomGeneratorDimensions(generator, num_dimensions);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetQuasiRandomGeneratorDimensions(cutap_c, generator, num_dimensions);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions])(generator, num_dimensions);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions))(generator, num_dimensions);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_curandSetStream(void *generator, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_curandSetStream, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_curandSetStream(generator, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)generator;
     cutap_w[1] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_curandSetStream << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_curandSetStream])(generator, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_curandSetStream))(generator, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1625,7 +1625,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_curandSetStream(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_curandSetStream, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_curandSetStream])(generator, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_curandSetStream))(generator, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_curandSetStream, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1639,17 +1639,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_curandSetStream(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_curandSetStream(void *generator, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_curandSetStream, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_curandSetStream, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_curandSetStream(generator, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_curandSetStream(cutap_c, generator, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_curandSetStream])(generator, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_curandSetStream))(generator, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

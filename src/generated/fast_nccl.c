@@ -57,8 +57,9 @@ CUTAP_SLOW unsigned int cutap_slow_ncclSend(void *sendbuff, unsigned long count,
 
 CUTAP_SLOW unsigned int cutap_tr_ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclAllGather, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -68,14 +69,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAllGather(void *sendbuff, void *recvbuff, u
     cutap_w[3] = (uint64_t)datatype;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
     cutap_w[5] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclAllGather << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllGather])(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllGather))(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -88,7 +88,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllGather(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllGather, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllGather])(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllGather))(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclAllGather, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -102,25 +102,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAllGather(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAllGather, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclAllGather, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllGather(cutap_c, sendbuff, recvbuff, sendcount, datatype, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllGather])(sendbuff, recvbuff, sendcount, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllGather))(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclAllReduce, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -131,14 +132,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAllReduce(void *sendbuff, void *recvbuff, u
     cutap_w[4] = (uint64_t)op;
     cutap_w[5] = (uint64_t)(uintptr_t)comm;
     cutap_w[6] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclAllReduce << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllReduce])(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllReduce))(sendbuff, recvbuff, count, datatype, op, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -151,7 +151,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAllReduce(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAllReduce, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllReduce])(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllReduce))(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclAllReduce, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -165,25 +165,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAllReduce(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAllReduce, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclAllReduce, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAllReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAllReduce])(sendbuff, recvbuff, count, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAllReduce))(sendbuff, recvbuff, count, datatype, op, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclAlltoAll, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -193,14 +194,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclAlltoAll(void *sendbuff, void *recvbuff, un
     cutap_w[3] = (uint64_t)datatype;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
     cutap_w[5] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclAlltoAll << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAlltoAll])(sendbuff, recvbuff, count, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAlltoAll))(sendbuff, recvbuff, count, datatype, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -213,7 +213,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclAlltoAll(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclAlltoAll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAlltoAll])(sendbuff, recvbuff, count, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAlltoAll))(sendbuff, recvbuff, count, datatype, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclAlltoAll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -227,25 +227,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclAlltoAll(void *
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclAlltoAll, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclAlltoAll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclAlltoAll(cutap_c, sendbuff, recvbuff, count, datatype, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclAlltoAll])(sendbuff, recvbuff, count, datatype, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclAlltoAll))(sendbuff, recvbuff, count, datatype, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclBcast, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclBcast(buff, count, datatype, root, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -255,14 +256,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclBcast(void *buff, unsigned long count, unsi
     cutap_w[3] = (uint64_t)(int64_t)root;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
     cutap_w[5] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclBcast << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBcast])(buff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBcast))(buff, count, datatype, root, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -275,7 +275,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBcast(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBcast, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBcast])(buff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBcast))(buff, count, datatype, root, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclBcast, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -289,25 +289,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclBcast(void *buf
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclBcast, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclBcast, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclBcast(buff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBcast(cutap_c, buff, count, datatype, root, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBcast])(buff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBcast))(buff, count, datatype, root, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclBroadcast, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -318,14 +319,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclBroadcast(void *sendbuff, void *recvbuff, u
     cutap_w[4] = (uint64_t)(int64_t)root;
     cutap_w[5] = (uint64_t)(uintptr_t)comm;
     cutap_w[6] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclBroadcast << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBroadcast])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBroadcast))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -338,7 +338,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclBroadcast(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclBroadcast, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBroadcast])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBroadcast))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclBroadcast, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -352,37 +352,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclBroadcast(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclBroadcast, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclBroadcast, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclBroadcast(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclBroadcast])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclBroadcast))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommAbort(void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommAbort, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommAbort(comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommAbort << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommAbort])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommAbort))(comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -395,7 +395,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommAbort(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommAbort, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommAbort])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommAbort))(comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommAbort, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -409,38 +409,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommAbort(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommAbort(void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommAbort, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommAbort, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommAbort(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommAbort(cutap_c, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommAbort])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommAbort))(comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommCount(void *comm, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommCount(comm, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)count;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCount])(comm, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCount))(comm, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -453,7 +453,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCount(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCount])(comm, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCount))(comm, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -467,38 +467,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommCount(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommCount(void *comm, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommCount(comm, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCount(cutap_c, comm, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCount])(comm, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCount))(comm, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommCuDevice(void *comm, void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommCuDevice, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommCuDevice(comm, device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommCuDevice << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCuDevice])(comm, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCuDevice))(comm, device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -511,7 +511,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommCuDevice(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommCuDevice, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCuDevice])(comm, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCuDevice))(comm, device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommCuDevice, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -525,38 +525,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommCuDevice(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommCuDevice(void *comm, void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommCuDevice, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommCuDevice, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommCuDevice(comm, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommCuDevice(cutap_c, comm, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommCuDevice])(comm, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommCuDevice))(comm, device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommDeregister(void *comm, void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommDeregister, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommDeregister(comm, handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommDeregister << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommDeregister])(comm, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDeregister))(comm, handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -569,7 +569,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDeregister(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDeregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommDeregister])(comm, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDeregister))(comm, handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommDeregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -583,37 +583,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommDeregister(
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommDeregister(void *comm, void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommDeregister, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommDeregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommDeregister(comm, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDeregister(cutap_c, comm, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommDeregister])(comm, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDeregister))(comm, handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommDestroy(void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommDestroy(comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommDestroy])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDestroy))(comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -626,7 +626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommDestroy(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommDestroy])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDestroy))(comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -640,37 +640,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommDestroy(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommDestroy(void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommDestroy(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommDestroy(cutap_c, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommDestroy])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommDestroy))(comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommFinalize(void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommFinalize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommFinalize(comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommFinalize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommFinalize])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommFinalize))(comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -683,7 +683,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommFinalize(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommFinalize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommFinalize])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommFinalize))(comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommFinalize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -697,38 +697,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommFinalize(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommFinalize(void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommFinalize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommFinalize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommFinalize(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommFinalize(cutap_c, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclCommFinalize])(comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommFinalize))(comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommGetAsyncError(void *comm, void *asyncError)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommGetAsyncError, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommGetAsyncError(comm, asyncError);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)asyncError;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommGetAsyncError << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommGetAsyncError])(comm, asyncError);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommGetAsyncError))(comm, asyncError);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -741,7 +741,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommGetAsyncErr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommGetAsyncError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommGetAsyncError])(comm, asyncError);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommGetAsyncError))(comm, asyncError);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommGetAsyncError, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -755,25 +755,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommGetAsyncErr
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommGetAsyncError(void *comm, void *asyncError)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommGetAsyncError, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommGetAsyncError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommGetAsyncError(comm, asyncError);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommGetAsyncError(cutap_c, comm, asyncError);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommGetAsyncError])(comm, asyncError);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommGetAsyncError))(comm, asyncError);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommInitAll(void *comm, int ndev, void *devlist)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommInitAll, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommInitAll(comm, ndev, devlist);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -781,14 +782,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitAll(void *comm, int ndev, void *dev
     cutap_w[1] = (uint64_t)(int64_t)ndev;
     cutap_w[2] = (uint64_t)(uintptr_t)devlist;
     cutap_w[3] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommInitAll << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_ncclCommInitAll])(comm, ndev, devlist);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitAll))(comm, ndev, devlist);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -807,7 +807,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitAll(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitAll, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_ncclCommInitAll])(comm, ndev, devlist);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitAll))(comm, ndev, devlist);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitAll, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -821,25 +821,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitAll(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitAll(void *comm, int ndev, void *devlist)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitAll, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommInitAll, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommInitAll(comm, ndev, devlist);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitAll(cutap_c, comm, ndev, devlist);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_ncclCommInitAll])(comm, ndev, devlist);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitAll))(comm, ndev, devlist);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommInitRank, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommInitRank(comm, nranks, commId, rank);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -848,14 +849,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRank(void *comm, int nranks, struct
     cutap_w[2] = (uint64_t)(uintptr_t)&commId;
     cutap_w[3] = (uint64_t)(int64_t)rank;
     cutap_w[4] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommInitRank << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_real[CUTAP_ID_ncclCommInitRank])(comm, nranks, commId, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRank))(comm, nranks, commId, rank);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -874,7 +874,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRank(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRank, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_real[CUTAP_ID_ncclCommInitRank])(comm, nranks, commId, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRank))(comm, nranks, commId, rank);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRank, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -888,25 +888,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRank(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRank, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommInitRank, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommInitRank(comm, nranks, commId, rank);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRank(cutap_c, comm, nranks, commId, rank);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_real[CUTAP_ID_ncclCommInitRank])(comm, nranks, commId, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRank))(comm, nranks, commId, rank);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommInitRankConfig, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -916,14 +917,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankConfig(void *comm, int nranks, 
     cutap_w[3] = (uint64_t)(int64_t)rank;
     cutap_w[4] = (uint64_t)(uintptr_t)config;
     cutap_w[5] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommInitRankConfig << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_real[CUTAP_ID_ncclCommInitRankConfig])(comm, nranks, commId, rank, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankConfig))(comm, nranks, commId, rank, config);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -942,7 +942,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankCon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankConfig, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_real[CUTAP_ID_ncclCommInitRankConfig])(comm, nranks, commId, rank, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankConfig))(comm, nranks, commId, rank, config);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRankConfig, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -956,25 +956,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRankCon
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRankConfig, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommInitRankConfig, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankConfig(cutap_c, comm, nranks, commId, rank, config);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_real[CUTAP_ID_ncclCommInitRankConfig])(comm, nranks, commId, rank, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankConfig))(comm, nranks, commId, rank, config);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommInitRankScalable, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -985,14 +986,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommInitRankScalable(void *newcomm, int nra
     cutap_w[4] = (uint64_t)(uintptr_t)commIds;
     cutap_w[5] = (uint64_t)(uintptr_t)config;
     cutap_w[6] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommInitRankScalable << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommInitRankScalable])(newcomm, nranks, myrank, nId, commIds, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankScalable))(newcomm, nranks, myrank, nId, commIds, config);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1011,7 +1011,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommInitRankSca
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommInitRankScalable, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommInitRankScalable])(newcomm, nranks, myrank, nId, commIds, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankScalable))(newcomm, nranks, myrank, nId, commIds, config);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommInitRankScalable, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1025,25 +1025,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommInitRankSca
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommInitRankScalable, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommInitRankScalable, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommInitRankScalable(cutap_c, newcomm, nranks, myrank, nId, commIds, config);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommInitRankScalable])(newcomm, nranks, myrank, nId, commIds, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommInitRankScalable))(newcomm, nranks, myrank, nId, commIds, config);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommRegister, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommRegister(comm, buff, size, handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1052,14 +1053,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommRegister(void *comm, void *buff, unsign
     cutap_w[2] = (uint64_t)size;
     cutap_w[3] = (uint64_t)(uintptr_t)handle;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommRegister << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_ncclCommRegister])(comm, buff, size, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommRegister))(comm, buff, size, handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1078,7 +1078,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRegister(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_ncclCommRegister])(comm, buff, size, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommRegister))(comm, buff, size, handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1092,38 +1092,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommRegister(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommRegister, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommRegister(comm, buff, size, handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRegister(cutap_c, comm, buff, size, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_real[CUTAP_ID_ncclCommRegister])(comm, buff, size, handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommRegister))(comm, buff, size, handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommRevoke(void *comm, int revokeFlags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommRevoke, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommRevoke(comm, revokeFlags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(int64_t)revokeFlags;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommRevoke << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_ncclCommRevoke])(comm, revokeFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommRevoke))(comm, revokeFlags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1136,7 +1136,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommRevoke(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommRevoke, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_ncclCommRevoke])(comm, revokeFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommRevoke))(comm, revokeFlags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommRevoke, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1150,25 +1150,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommRevoke(void
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommRevoke(void *comm, int revokeFlags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommRevoke, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommRevoke, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommRevoke(comm, revokeFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommRevoke(cutap_c, comm, revokeFlags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_ncclCommRevoke])(comm, revokeFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommRevoke))(comm, revokeFlags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommShrink, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1179,14 +1180,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommShrink(void *comm, void *excludeRanksLi
     cutap_w[4] = (uint64_t)(uintptr_t)config;
     cutap_w[5] = (uint64_t)(int64_t)shrinkFlags;
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommShrink << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_ncclCommShrink])(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommShrink))(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1205,7 +1205,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommShrink(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommShrink, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_ncclCommShrink])(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommShrink))(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommShrink, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1219,25 +1219,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommShrink(void
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommShrink, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommShrink, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommShrink(cutap_c, comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_real[CUTAP_ID_ncclCommShrink])(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, int, void *, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommShrink))(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommSplit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommSplit(comm, color, key, newcomm, config);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1247,14 +1248,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommSplit(void *comm, int color, int key, v
     cutap_w[3] = (uint64_t)(uintptr_t)newcomm;
     cutap_w[4] = (uint64_t)(uintptr_t)config;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommSplit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommSplit])(comm, color, key, newcomm, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommSplit))(comm, color, key, newcomm, config);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1273,7 +1273,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommSplit(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommSplit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommSplit])(comm, color, key, newcomm, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommSplit))(comm, color, key, newcomm, config);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommSplit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1287,38 +1287,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommSplit(void 
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommSplit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommSplit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommSplit(comm, color, key, newcomm, config);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommSplit(cutap_c, comm, color, key, newcomm, config);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))cutap_real[CUTAP_ID_ncclCommSplit])(comm, color, key, newcomm, config);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommSplit))(comm, color, key, newcomm, config);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommUserRank(void *comm, void *rank)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommUserRank, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommUserRank(comm, rank);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)rank;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommUserRank << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommUserRank])(comm, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommUserRank))(comm, rank);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1331,7 +1331,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommUserRank(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommUserRank, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommUserRank])(comm, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommUserRank))(comm, rank);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommUserRank, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1345,38 +1345,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommUserRank(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommUserRank(void *comm, void *rank)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommUserRank, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommUserRank, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommUserRank(comm, rank);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommUserRank(cutap_c, comm, rank);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommUserRank])(comm, rank);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommUserRank))(comm, rank);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommWindowDeregister(void *comm, void *win)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommWindowDeregister, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclCommWindowDeregister(comm, win);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
     cutap_w[1] = (uint64_t)(uintptr_t)win;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclCommWindowDeregister << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommWindowDeregister])(comm, win);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowDeregister))(comm, win);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1389,7 +1389,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowDereg
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowDeregister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommWindowDeregister])(comm, win);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowDeregister))(comm, win);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommWindowDeregister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1403,25 +1403,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommWindowDereg
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowDeregister(void *comm, void *win)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommWindowDeregister, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommWindowDeregister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommWindowDeregister(comm, win);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowDeregister(cutap_c, comm, win);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_ncclCommWindowDeregister])(comm, win);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowDeregister))(comm, win);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclCommWindowRegister, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1431,14 +1432,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclCommWindowRegister(void *comm, void *buff, 
     cutap_w[3] = (uint64_t)(uintptr_t)win;
     cutap_w[4] = (uint64_t)(int64_t)winFlags;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclCommWindowRegister << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_real[CUTAP_ID_ncclCommWindowRegister])(comm, buff, size, win, winFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowRegister))(comm, buff, size, win, winFlags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1457,7 +1457,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclCommWindowRegis
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclCommWindowRegister, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_real[CUTAP_ID_ncclCommWindowRegister])(comm, buff, size, win, winFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowRegister))(comm, buff, size, win, winFlags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclCommWindowRegister, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1471,25 +1471,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclCommWindowRegis
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclCommWindowRegister, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclCommWindowRegister, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclCommWindowRegister(comm, buff, size, win, winFlags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclCommWindowRegister(cutap_c, comm, buff, size, win, winFlags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_real[CUTAP_ID_ncclCommWindowRegister])(comm, buff, size, win, winFlags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, void *, int))CUTAP_FP_REAL(CUTAP_ID_ncclCommWindowRegister))(comm, buff, size, win, winFlags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGather, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1500,14 +1501,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclGather(void *sendbuff, void *recvbuff, unsi
     cutap_w[4] = (uint64_t)(int64_t)root;
     cutap_w[5] = (uint64_t)(uintptr_t)comm;
     cutap_w[6] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclGather << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclGather])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclGather))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1520,7 +1520,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGather(struct c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGather, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclGather])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclGather))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGather, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1534,37 +1534,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGather(void *se
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGather, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGather, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGather(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclGather])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclGather))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_ncclGetErrorString(unsigned int result)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGetErrorString, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGetErrorString(result);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)result;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGetErrorString << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_ncclGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_ncclGetErrorString))(result);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1577,7 +1577,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_ncclGetErrorString(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_ncclGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_ncclGetErrorString))(result);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1591,37 +1591,37 @@ static __attribute__((noinline, cold)) void * cutap_cu_ncclGetErrorString(unsign
 }
 CUTAP_SLOW void * cutap_ct_ncclGetErrorString(unsigned int result)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetErrorString, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGetErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetErrorString(cutap_c, result);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_ncclGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_ncclGetErrorString))(result);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_ncclGetLastError(void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGetLastError, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGetLastError(comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGetLastError << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_ncclGetLastError])(comm);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetLastError))(comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1634,7 +1634,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_ncclGetLastError(struct c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetLastError, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_ncclGetLastError])(comm);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetLastError))(comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGetLastError, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1648,37 +1648,37 @@ static __attribute__((noinline, cold)) void * cutap_cu_ncclGetLastError(void *co
 }
 CUTAP_SLOW void * cutap_ct_ncclGetLastError(void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetLastError, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGetLastError, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGetLastError(comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetLastError(cutap_c, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_ncclGetLastError])(comm);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetLastError))(comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGetUniqueId(void *uniqueId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGetUniqueId, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGetUniqueId(uniqueId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)uniqueId;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGetUniqueId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetUniqueId])(uniqueId);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetUniqueId))(uniqueId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1691,7 +1691,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetUniqueId(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetUniqueId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetUniqueId])(uniqueId);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetUniqueId))(uniqueId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGetUniqueId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1705,37 +1705,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGetUniqueId(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGetUniqueId(void *uniqueId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetUniqueId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGetUniqueId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGetUniqueId(uniqueId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetUniqueId(cutap_c, uniqueId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetUniqueId])(uniqueId);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetUniqueId))(uniqueId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGetVersion(void *version)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGetVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGetVersion(version);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)version;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGetVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetVersion))(version);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1748,7 +1748,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGetVersion(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGetVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetVersion))(version);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGetVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1762,35 +1762,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGetVersion(void
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGetVersion(void *version)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGetVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGetVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGetVersion(version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGetVersion(cutap_c, version);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGetVersion])(version);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGetVersion))(version);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGroupEnd(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGroupEnd, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGroupEnd();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGroupEnd << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupEnd])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupEnd))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1803,7 +1803,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupEnd(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupEnd])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupEnd))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGroupEnd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1817,37 +1817,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupEnd(void)
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupEnd(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupEnd, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGroupEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGroupEnd();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupEnd(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupEnd])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupEnd))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGroupSimulateEnd(void *simInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGroupSimulateEnd, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGroupSimulateEnd(simInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)simInfo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGroupSimulateEnd << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGroupSimulateEnd])(simInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGroupSimulateEnd))(simInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1860,7 +1860,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupSimulateEn
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupSimulateEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGroupSimulateEnd])(simInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGroupSimulateEnd))(simInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGroupSimulateEnd, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1874,35 +1874,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupSimulateEn
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupSimulateEnd(void *simInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupSimulateEnd, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGroupSimulateEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGroupSimulateEnd(simInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupSimulateEnd(cutap_c, simInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclGroupSimulateEnd])(simInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclGroupSimulateEnd))(simInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclGroupStart(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclGroupStart, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclGroupStart();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclGroupStart << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupStart])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupStart))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1915,7 +1915,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclGroupStart(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclGroupStart, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupStart])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupStart))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclGroupStart, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1929,39 +1929,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclGroupStart(void
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclGroupStart(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclGroupStart, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclGroupStart, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclGroupStart();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclGroupStart(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_ncclGroupStart])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclGroupStart))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclMemAlloc(void *ptr, unsigned long size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclMemAlloc, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclMemAlloc(ptr, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ptr;
     cutap_w[1] = (uint64_t)size;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclMemAlloc << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_ncclMemAlloc])(ptr, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_ncclMemAlloc))(ptr, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1980,7 +1980,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemAlloc(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_ncclMemAlloc])(ptr, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_ncclMemAlloc))(ptr, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclMemAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1994,37 +1994,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclMemAlloc(void *
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclMemAlloc(void *ptr, unsigned long size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclMemAlloc, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclMemAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclMemAlloc(ptr, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemAlloc(cutap_c, ptr, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))cutap_real[CUTAP_ID_ncclMemAlloc])(ptr, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_ncclMemAlloc))(ptr, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclMemFree(void *ptr)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclMemFree, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclMemFree(ptr);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ptr;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclMemFree << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclMemFree])(ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclMemFree))(ptr);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2037,7 +2037,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclMemFree(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclMemFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclMemFree])(ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclMemFree))(ptr);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclMemFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2051,25 +2051,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclMemFree(void *p
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclMemFree(void *ptr)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclMemFree, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclMemFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclMemFree(ptr);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclMemFree(cutap_c, ptr);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_ncclMemFree])(ptr);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_ncclMemFree))(ptr);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclRecv, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2079,14 +2080,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclRecv(void *recvbuff, unsigned long count, u
     cutap_w[3] = (uint64_t)(int64_t)peer;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
     cutap_w[5] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclRecv << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclRecv])(recvbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRecv))(recvbuff, count, datatype, peer, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2099,7 +2099,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRecv(struct cut
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRecv, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclRecv])(recvbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRecv))(recvbuff, count, datatype, peer, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclRecv, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2113,25 +2113,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRecv(void *recv
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRecv, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclRecv, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRecv(cutap_c, recvbuff, count, datatype, peer, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclRecv])(recvbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRecv))(recvbuff, count, datatype, peer, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclRedOpCreatePreMulSum, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2140,14 +2141,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclRedOpCreatePreMulSum(void *op, void *scalar
     cutap_w[2] = (uint64_t)datatype;
     cutap_w[3] = (uint64_t)residence;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclRedOpCreatePreMulSum << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpCreatePreMulSum])(op, scalar, datatype, residence, comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpCreatePreMulSum))(op, scalar, datatype, residence, comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2160,7 +2160,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpCreatePreM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpCreatePreMulSum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpCreatePreMulSum])(op, scalar, datatype, residence, comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpCreatePreMulSum))(op, scalar, datatype, residence, comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclRedOpCreatePreMulSum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2174,38 +2174,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRedOpCreatePreM
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRedOpCreatePreMulSum, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclRedOpCreatePreMulSum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpCreatePreMulSum(cutap_c, op, scalar, datatype, residence, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpCreatePreMulSum])(op, scalar, datatype, residence, comm);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpCreatePreMulSum))(op, scalar, datatype, residence, comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclRedOpDestroy(unsigned int op, void *comm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclRedOpDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_ncclRedOpDestroy(op, comm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)op;
     cutap_w[1] = (uint64_t)(uintptr_t)comm;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclRedOpDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpDestroy])(op, comm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpDestroy))(op, comm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2218,7 +2218,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclRedOpDestroy(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclRedOpDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpDestroy])(op, comm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpDestroy))(op, comm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclRedOpDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2232,25 +2232,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclRedOpDestroy(un
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclRedOpDestroy(unsigned int op, void *comm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclRedOpDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclRedOpDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclRedOpDestroy(op, comm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclRedOpDestroy(cutap_c, op, comm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_ncclRedOpDestroy])(op, comm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_ncclRedOpDestroy))(op, comm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclReduce, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2262,14 +2263,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclReduce(void *sendbuff, void *recvbuff, unsi
     cutap_w[5] = (uint64_t)(int64_t)root;
     cutap_w[6] = (uint64_t)(uintptr_t)comm;
     cutap_w[7] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclReduce << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclReduce])(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduce))(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2282,7 +2282,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduce(struct c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduce, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclReduce])(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduce))(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclReduce, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2296,25 +2296,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclReduce(void *se
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclReduce, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclReduce, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduce(cutap_c, sendbuff, recvbuff, count, datatype, op, root, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclReduce])(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduce))(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclReduceScatter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2325,14 +2326,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclReduceScatter(void *sendbuff, void *recvbuf
     cutap_w[4] = (uint64_t)op;
     cutap_w[5] = (uint64_t)(uintptr_t)comm;
     cutap_w[6] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclReduceScatter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclReduceScatter])(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduceScatter))(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2345,7 +2345,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclReduceScatter(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclReduceScatter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclReduceScatter])(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduceScatter))(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclReduceScatter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2359,36 +2359,36 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclReduceScatter(v
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclReduceScatter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclReduceScatter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclReduceScatter(cutap_c, sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_ncclReduceScatter])(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclReduceScatter))(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_ncclResetDebugInit(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclResetDebugInit, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_ncclResetDebugInit();
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_ncclResetDebugInit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void))cutap_real[CUTAP_ID_ncclResetDebugInit])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclResetDebugInit))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2400,7 +2400,7 @@ static __attribute__((noinline, cold)) void cutap_cs_ncclResetDebugInit(struct c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclResetDebugInit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void))cutap_real[CUTAP_ID_ncclResetDebugInit])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclResetDebugInit))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclResetDebugInit, cutap_c, cutap_t0, 0);
 }
@@ -2416,8 +2416,9 @@ static __attribute__((noinline, cold)) void cutap_cu_ncclResetDebugInit(void)
 }
 CUTAP_SLOW void cutap_ct_ncclResetDebugInit(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclResetDebugInit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclResetDebugInit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_ncclResetDebugInit();
         return;
@@ -2426,17 +2427,17 @@ CUTAP_SLOW void cutap_ct_ncclResetDebugInit(void)
         cutap_cs_ncclResetDebugInit(cutap_c);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void))cutap_real[CUTAP_ID_ncclResetDebugInit])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_ncclResetDebugInit))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclScatter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2447,14 +2448,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclScatter(void *sendbuff, void *recvbuff, uns
     cutap_w[4] = (uint64_t)(int64_t)root;
     cutap_w[5] = (uint64_t)(uintptr_t)comm;
     cutap_w[6] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclScatter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclScatter])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclScatter))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2467,7 +2467,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclScatter(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclScatter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclScatter])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclScatter))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclScatter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2481,25 +2481,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclScatter(void *s
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclScatter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclScatter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclScatter(cutap_c, sendbuff, recvbuff, count, datatype, root, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclScatter])(sendbuff, recvbuff, count, datatype, root, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclScatter))(sendbuff, recvbuff, count, datatype, root, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_ncclSend, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2509,14 +2510,13 @@ CUTAP_SLOW unsigned int cutap_tr_ncclSend(void *sendbuff, unsigned long count, u
     cutap_w[3] = (uint64_t)(int64_t)peer;
     cutap_w[4] = (uint64_t)(uintptr_t)comm;
     cutap_w[5] = (uint64_t)(uintptr_t)stream;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_ncclSend << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclSend])(sendbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclSend))(sendbuff, count, datatype, peer, comm, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2529,7 +2529,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_ncclSend(struct cut
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_ncclSend, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclSend])(sendbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclSend))(sendbuff, count, datatype, peer, comm, stream);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_ncclSend, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2543,17 +2543,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_ncclSend(void *send
 }
 CUTAP_SLOW unsigned int cutap_ct_ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_ncclSend, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_ncclSend, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_ncclSend(sendbuff, count, datatype, peer, comm, stream);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_ncclSend(cutap_c, sendbuff, count, datatype, peer, comm, stream);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_real[CUTAP_ID_ncclSend])(sendbuff, count, datatype, peer, comm, stream);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_ncclSend))(sendbuff, count, datatype, peer, comm, stream);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

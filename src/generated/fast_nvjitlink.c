@@ -37,20 +37,20 @@ CUTAP_SLOW unsigned int cutap_slow_nvJitLinkVersion(void *major, void *minor);
 
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_12_4(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkComplete_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkComplete_12_4(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkComplete_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_12_4))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -63,7 +63,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_12_4))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkComplete_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -77,37 +77,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkComplete
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_12_4(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkComplete_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkComplete_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkComplete_12_4(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_12_4(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_12_4))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkComplete_13_0(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkComplete_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkComplete_13_0(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkComplete_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_13_0))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -120,7 +120,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkComplete
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkComplete_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_13_0))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkComplete_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -134,25 +134,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkComplete
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkComplete_13_0(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkComplete_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkComplete_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkComplete_13_0(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkComplete_13_0(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkComplete_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkComplete_13_0))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkCreate_13_0, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkCreate_13_0(handle, numOptions, options);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -160,14 +161,13 @@ CUTAP_SLOW unsigned int cutap_tr___nvJitLinkCreate_13_0(void *handle, unsigned i
     cutap_w[1] = (uint64_t)numOptions;
     cutap_w[2] = (uint64_t)(uintptr_t)options;
     cutap_w[3] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID___nvJitLinkCreate_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID___nvJitLinkCreate_13_0])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkCreate_13_0))(handle, numOptions, options);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -186,7 +186,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkCreate_1
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkCreate_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID___nvJitLinkCreate_13_0])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkCreate_13_0))(handle, numOptions, options);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkCreate_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -200,38 +200,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkCreate_1
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkCreate_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkCreate_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkCreate_13_0(handle, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkCreate_13_0(cutap_c, handle, numOptions, options);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID___nvJitLinkCreate_13_0])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkCreate_13_0))(handle, numOptions, options);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_12_4(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkDestroy_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkDestroy_12_4(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkDestroy_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_12_4))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -250,7 +250,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_12_4))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkDestroy_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -264,38 +264,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkDestroy_
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_12_4(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkDestroy_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkDestroy_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkDestroy_12_4(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_12_4(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_12_4])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_12_4))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkDestroy_13_0(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkDestroy_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkDestroy_13_0(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkDestroy_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_13_0))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -314,7 +314,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkDestroy_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_13_0))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -328,38 +328,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkDestroy_
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkDestroy_13_0(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkDestroy_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkDestroy_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkDestroy_13_0(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkDestroy_13_0(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID___nvJitLinkDestroy_13_0])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkDestroy_13_0))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetErrorLogSize_12_4(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetErrorLogSize_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -372,7 +372,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetError
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -386,38 +386,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetError
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_12_4(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetErrorLogSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetErrorLogSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_12_4(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_12_4))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetErrorLogSize_13_0(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetErrorLogSize_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -430,7 +430,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetError
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -444,38 +444,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetError
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetErrorLogSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetErrorLogSize_13_0(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetInfoLogSize_12_4(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetInfoLogSize_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -488,7 +488,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoL
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -502,38 +502,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetInfoL
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_12_4(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetInfoLogSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetInfoLogSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_12_4(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_12_4))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetInfoLogSize_13_0(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetInfoLogSize_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -546,7 +546,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetInfoL
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -560,38 +560,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetInfoL
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetInfoLogSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetInfoLogSize_13_0(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -604,7 +604,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -618,38 +618,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_12_4(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedCubinSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_12_4(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_12_4))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -662,7 +662,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -676,38 +676,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedCubinSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubinSize_13_0(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)cubin;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubin_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4))(handle, cubin);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -720,7 +720,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4))(handle, cubin);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -734,38 +734,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_12_4(void *handle, void *cubin)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedCubin_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedCubin_12_4(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_12_4(cutap_c, handle, cubin);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_12_4])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_12_4))(handle, cubin);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)cubin;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedCubin_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0))(handle, cubin);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -778,7 +778,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0))(handle, cubin);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -792,38 +792,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedCubin_13_0(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedCubin_13_0(cutap_c, handle, cubin);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0))(handle, cubin);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -836,7 +836,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -850,38 +850,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_12_4(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedPtxSize_12_4(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_12_4(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_12_4))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -894,7 +894,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs___nvJitLinkGetLinke
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -908,37 +908,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu___nvJitLinkGetLinke
 }
 CUTAP_SLOW unsigned int cutap_ct___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu___nvJitLinkGetLinkedPtxSize_13_0(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs___nvJitLinkGetLinkedPtxSize_13_0(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkComplete(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkComplete, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkComplete(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkComplete << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkComplete])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkComplete))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -951,7 +951,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkComplete(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkComplete, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkComplete])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkComplete))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkComplete, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -965,25 +965,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkComplete(v
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkComplete(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkComplete, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkComplete, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkComplete(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkComplete(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkComplete])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkComplete))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkCreate, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkCreate(handle, numOptions, options);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -991,14 +992,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvJitLinkCreate(void *handle, unsigned int numO
     cutap_w[1] = (uint64_t)numOptions;
     cutap_w[2] = (uint64_t)(uintptr_t)options;
     cutap_w[3] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvJitLinkCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvJitLinkCreate])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkCreate))(handle, numOptions, options);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1017,7 +1017,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkCreate(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvJitLinkCreate])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkCreate))(handle, numOptions, options);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1031,38 +1031,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkCreate(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkCreate(handle, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkCreate(cutap_c, handle, numOptions, options);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvJitLinkCreate])(handle, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkCreate))(handle, numOptions, options);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkDestroy(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkDestroy(handle);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkDestroy))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1081,7 +1081,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkDestroy(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkDestroy))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1095,38 +1095,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkDestroy(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkDestroy(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkDestroy(handle);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkDestroy(cutap_c, handle);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvJitLinkDestroy])(handle);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkDestroy))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetErrorLogSize(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkGetErrorLogSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkGetErrorLogSize(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkGetErrorLogSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetErrorLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetErrorLogSize))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1139,7 +1139,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetErrorLo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetErrorLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetErrorLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetErrorLogSize))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetErrorLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1153,38 +1153,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetErrorLo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetErrorLogSize(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetErrorLogSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkGetErrorLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkGetErrorLogSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetErrorLogSize(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetErrorLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetErrorLogSize))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetInfoLogSize(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkGetInfoLogSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkGetInfoLogSize(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkGetInfoLogSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetInfoLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetInfoLogSize))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1197,7 +1197,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetInfoLog
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetInfoLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetInfoLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetInfoLogSize))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetInfoLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1211,38 +1211,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetInfoLog
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetInfoLogSize(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetInfoLogSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkGetInfoLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkGetInfoLogSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetInfoLogSize(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetInfoLogSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetInfoLogSize))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedCubin(void *handle, void *cubin)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkGetLinkedCubin, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkGetLinkedCubin(handle, cubin);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)cubin;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkGetLinkedCubin << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubin])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubin))(handle, cubin);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1255,7 +1255,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubin, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubin])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubin))(handle, cubin);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedCubin, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1269,38 +1269,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubin(void *handle, void *cubin)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedCubin, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkGetLinkedCubin, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkGetLinkedCubin(handle, cubin);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubin(cutap_c, handle, cubin);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubin])(handle, cubin);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubin))(handle, cubin);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedCubinSize(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkGetLinkedCubinSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkGetLinkedCubinSize(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkGetLinkedCubinSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubinSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubinSize))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1313,7 +1313,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedCubinSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubinSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubinSize))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedCubinSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1327,38 +1327,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedCubinSize(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedCubinSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkGetLinkedCubinSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkGetLinkedCubinSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedCubinSize(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedCubinSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedCubinSize))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkGetLinkedPtxSize(void *handle, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkGetLinkedPtxSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkGetLinkedPtxSize(handle, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkGetLinkedPtxSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedPtxSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedPtxSize))(handle, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1371,7 +1371,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkGetLinkedP
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkGetLinkedPtxSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedPtxSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedPtxSize))(handle, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkGetLinkedPtxSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1385,38 +1385,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkGetLinkedP
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkGetLinkedPtxSize(void *handle, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkGetLinkedPtxSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkGetLinkedPtxSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkGetLinkedPtxSize(handle, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkGetLinkedPtxSize(cutap_c, handle, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkGetLinkedPtxSize])(handle, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkGetLinkedPtxSize))(handle, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvJitLinkVersion(void *major, void *minor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvJitLinkVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvJitLinkVersion(major, minor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)major;
     cutap_w[1] = (uint64_t)(uintptr_t)minor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvJitLinkVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkVersion))(major, minor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1429,7 +1429,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvJitLinkVersion(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvJitLinkVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkVersion))(major, minor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvJitLinkVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1443,17 +1443,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvJitLinkVersion(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvJitLinkVersion(void *major, void *minor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvJitLinkVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvJitLinkVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvJitLinkVersion(major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvJitLinkVersion(cutap_c, major, minor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvJitLinkVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvJitLinkVersion))(major, minor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -273,20 +273,20 @@ CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetResolution(unsigned int vgpuTy
 
 CUTAP_SLOW unsigned int cutap_tr_nvmlComputeInstanceDestroy(void *computeInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlComputeInstanceDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlComputeInstanceDestroy(computeInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)computeInstance;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlComputeInstanceDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlComputeInstanceDestroy])(computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlComputeInstanceDestroy))(computeInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -299,7 +299,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlComputeInstance
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlComputeInstanceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlComputeInstanceDestroy])(computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlComputeInstanceDestroy))(computeInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlComputeInstanceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -313,37 +313,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlComputeInstance
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlComputeInstanceDestroy(void *computeInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlComputeInstanceDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlComputeInstanceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlComputeInstanceDestroy(computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlComputeInstanceDestroy(cutap_c, computeInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlComputeInstanceDestroy])(computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlComputeInstanceDestroy))(computeInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearAccountingPids(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceClearAccountingPids, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceClearAccountingPids(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceClearAccountingPids << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearAccountingPids])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearAccountingPids))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -356,7 +356,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearAcco
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearAccountingPids])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearAccountingPids))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -370,37 +370,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearAcco
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearAccountingPids(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearAccountingPids, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceClearAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceClearAccountingPids(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearAccountingPids(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearAccountingPids])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearAccountingPids))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearCpuAffinity(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceClearCpuAffinity, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceClearCpuAffinity(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceClearCpuAffinity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearCpuAffinity))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -413,7 +413,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearCpuA
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearCpuAffinity))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -427,38 +427,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearCpuA
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearCpuAffinity(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearCpuAffinity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceClearCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceClearCpuAffinity(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearCpuAffinity(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceClearCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearCpuAffinity))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceClearEccErrorCounts, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceClearEccErrorCounts(device, counterType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)counterType;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceClearEccErrorCounts << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceClearEccErrorCounts])(device, counterType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearEccErrorCounts))(device, counterType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -471,7 +471,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceClearEccE
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceClearEccErrorCounts, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceClearEccErrorCounts])(device, counterType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearEccErrorCounts))(device, counterType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceClearEccErrorCounts, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -485,25 +485,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceClearEccE
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceClearEccErrorCounts, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceClearEccErrorCounts, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceClearEccErrorCounts(device, counterType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceClearEccErrorCounts(cutap_c, device, counterType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceClearEccErrorCounts])(device, counterType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceClearEccErrorCounts))(device, counterType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceCreateGpuInstance, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -511,14 +512,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceCreateGpuInstance(void *device, unsig
     cutap_w[1] = (uint64_t)profileId;
     cutap_w[2] = (uint64_t)(uintptr_t)gpuInstance;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceCreateGpuInstance << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceCreateGpuInstance])(device, profileId, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceCreateGpuInstance))(device, profileId, gpuInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -537,7 +537,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceCreateGpu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceCreateGpuInstance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceCreateGpuInstance])(device, profileId, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceCreateGpuInstance))(device, profileId, gpuInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceCreateGpuInstance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -551,37 +551,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceCreateGpu
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceCreateGpuInstance, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceCreateGpuInstance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceCreateGpuInstance(cutap_c, device, profileId, gpuInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceCreateGpuInstance])(device, profileId, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceCreateGpuInstance))(device, profileId, gpuInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceDiscoverGpus(void *pciInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceDiscoverGpus, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceDiscoverGpus(pciInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pciInfo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceDiscoverGpus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceDiscoverGpus])(pciInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceDiscoverGpus))(pciInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -594,7 +594,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceDiscoverG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceDiscoverGpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceDiscoverGpus])(pciInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceDiscoverGpus))(pciInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceDiscoverGpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -608,25 +608,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceDiscoverG
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceDiscoverGpus(void *pciInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceDiscoverGpus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceDiscoverGpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceDiscoverGpus(pciInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceDiscoverGpus(cutap_c, pciInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceDiscoverGpus])(pciInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceDiscoverGpus))(pciInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -634,14 +635,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceFreezeNvLinkUtilizationCounter(void *
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)counter;
     cutap_w[3] = (uint64_t)freeze;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter])(device, link, counter, freeze);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter))(device, link, counter, freeze);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -654,7 +654,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceFreezeNvL
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter])(device, link, counter, freeze);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter))(device, link, counter, freeze);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -668,25 +668,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceFreezeNvL
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceFreezeNvLinkUtilizationCounter(cutap_c, device, link, counter, freeze);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter])(device, link, counter, freeze);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter))(device, link, counter, freeze);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAPIRestriction, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAPIRestriction(device, apiType, isRestricted);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -694,14 +695,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAPIRestriction(void *device, unsig
     cutap_w[1] = (uint64_t)apiType;
     cutap_w[2] = (uint64_t)(uintptr_t)isRestricted;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAPIRestriction << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAPIRestriction))(device, apiType, isRestricted);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -720,7 +720,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAPIRes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAPIRestriction, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAPIRestriction))(device, apiType, isRestricted);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAPIRestriction, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -734,39 +734,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAPIRes
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAPIRestriction, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAPIRestriction, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAPIRestriction(device, apiType, isRestricted);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAPIRestriction(cutap_c, device, apiType, isRestricted);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAPIRestriction))(device, apiType, isRestricted);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAccountingBufferSize(device, bufferSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)bufferSize;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAccountingBufferSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingBufferSize])(device, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingBufferSize))(device, bufferSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -785,7 +785,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingBufferSize])(device, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingBufferSize))(device, bufferSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -799,39 +799,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccoun
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAccountingBufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAccountingBufferSize(device, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingBufferSize(cutap_c, device, bufferSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingBufferSize])(device, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingBufferSize))(device, bufferSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingMode(void *device, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAccountingMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAccountingMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAccountingMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -850,7 +850,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -864,25 +864,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccoun
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingMode(void *device, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAccountingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAccountingPids, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAccountingPids(device, count, pids);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -891,14 +892,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAccountingPids(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)pids;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAccountingPids << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingPids])(device, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingPids))(device, count, pids);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -921,7 +921,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAccoun
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingPids])(device, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingPids))(device, count, pids);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -935,25 +935,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAccoun
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAccountingPids, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAccountingPids(device, count, pids);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAccountingPids(cutap_c, device, count, pids);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAccountingPids])(device, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAccountingPids))(device, count, pids);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetActiveVgpus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -962,14 +963,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetActiveVgpus(void *device, void *vg
     cutap_w[2] = (uint64_t)(uintptr_t)vgpuInstances;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetActiveVgpus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetActiveVgpus])(device, vgpuCount, vgpuInstances);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetActiveVgpus))(device, vgpuCount, vgpuInstances);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -992,7 +992,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetActive
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetActiveVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetActiveVgpus])(device, vgpuCount, vgpuInstances);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetActiveVgpus))(device, vgpuCount, vgpuInstances);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetActiveVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1006,39 +1006,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetActive
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetActiveVgpus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetActiveVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetActiveVgpus(cutap_c, device, vgpuCount, vgpuInstances);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetActiveVgpus])(device, vgpuCount, vgpuInstances);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetActiveVgpus))(device, vgpuCount, vgpuInstances);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)adaptiveClockStatus;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus])(device, adaptiveClockStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus))(device, adaptiveClockStatus);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1057,7 +1057,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAdapti
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus])(device, adaptiveClockStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus))(device, adaptiveClockStatus);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1071,39 +1071,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAdapti
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAdaptiveClockInfoStatus(cutap_c, device, adaptiveClockStatus);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus])(device, adaptiveClockStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus))(device, adaptiveClockStatus);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAddressingMode(void *device, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAddressingMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAddressingMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAddressingMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAddressingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAddressingMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1122,7 +1122,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAddres
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAddressingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAddressingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAddressingMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAddressingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1136,25 +1136,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAddres
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAddressingMode(void *device, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAddressingMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAddressingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAddressingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAddressingMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAddressingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAddressingMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetApplicationsClock, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetApplicationsClock(device, clockType, clockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1162,14 +1163,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetApplicationsClock(void *device, un
     cutap_w[1] = (uint64_t)clockType;
     cutap_w[2] = (uint64_t)(uintptr_t)clockMHz;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetApplicationsClock << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetApplicationsClock))(device, clockType, clockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1188,7 +1188,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetApplic
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetApplicationsClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetApplicationsClock))(device, clockType, clockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetApplicationsClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1202,39 +1202,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetApplic
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetApplicationsClock, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetApplicationsClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetApplicationsClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetApplicationsClock(cutap_c, device, clockType, clockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetApplicationsClock))(device, clockType, clockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetArchitecture(void *device, void *arch)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetArchitecture, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetArchitecture(device, arch);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)arch;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetArchitecture << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetArchitecture])(device, arch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetArchitecture))(device, arch);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1253,7 +1253,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetArchit
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetArchitecture, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetArchitecture])(device, arch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetArchitecture))(device, arch);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetArchitecture, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1267,25 +1267,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetArchit
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetArchitecture(void *device, void *arch)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetArchitecture, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetArchitecture, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetArchitecture(device, arch);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetArchitecture(cutap_c, device, arch);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetArchitecture])(device, arch);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetArchitecture))(device, arch);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1294,14 +1295,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetAutoBoostedClocksEnabled(void *dev
     cutap_w[2] = (uint64_t)(uintptr_t)defaultIsEnabled;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled])(device, isEnabled, defaultIsEnabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled))(device, isEnabled, defaultIsEnabled);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1324,7 +1324,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetAutoBo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled])(device, isEnabled, defaultIsEnabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled))(device, isEnabled, defaultIsEnabled);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1338,39 +1338,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetAutoBo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetAutoBoostedClocksEnabled(cutap_c, device, isEnabled, defaultIsEnabled);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled])(device, isEnabled, defaultIsEnabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled))(device, isEnabled, defaultIsEnabled);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBoardId(void *device, void *boardId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetBoardId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetBoardId(device, boardId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)boardId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetBoardId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBoardId])(device, boardId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBoardId))(device, boardId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1389,7 +1389,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBoardI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBoardId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBoardId])(device, boardId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBoardId))(device, boardId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBoardId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1403,39 +1403,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBoardI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBoardId(void *device, void *boardId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBoardId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetBoardId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetBoardId(device, boardId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBoardId(cutap_c, device, boardId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBoardId])(device, boardId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBoardId))(device, boardId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBrand(void *device, void *type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetBrand, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetBrand(device, type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)type;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetBrand << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBrand])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBrand))(device, type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1454,7 +1454,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBrand(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBrand, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBrand])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBrand))(device, type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBrand, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1468,38 +1468,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBrand(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBrand(void *device, void *type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBrand, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetBrand, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetBrand(device, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBrand(cutap_c, device, type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBrand])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBrand))(device, type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)bridgeHierarchy;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetBridgeChipInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBridgeChipInfo])(device, bridgeHierarchy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBridgeChipInfo))(device, bridgeHierarchy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1512,7 +1512,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBridge
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBridgeChipInfo])(device, bridgeHierarchy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBridgeChipInfo))(device, bridgeHierarchy);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1526,39 +1526,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBridge
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetBridgeChipInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBridgeChipInfo(cutap_c, device, bridgeHierarchy);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBridgeChipInfo])(device, bridgeHierarchy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBridgeChipInfo))(device, bridgeHierarchy);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetBusType(void *device, void *type)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetBusType, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetBusType(device, type);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)type;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetBusType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBusType])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBusType))(device, type);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1577,7 +1577,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetBusTyp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetBusType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBusType])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBusType))(device, type);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetBusType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1591,39 +1591,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetBusTyp
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetBusType(void *device, void *type)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetBusType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetBusType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetBusType(device, type);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetBusType(cutap_c, device, type);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetBusType])(device, type);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetBusType))(device, type);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)c2cModeInfo;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetC2cModeInfoV << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetC2cModeInfoV])(device, c2cModeInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetC2cModeInfoV))(device, c2cModeInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1642,7 +1642,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetC2cMod
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetC2cModeInfoV])(device, c2cModeInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetC2cModeInfoV))(device, c2cModeInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1656,39 +1656,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetC2cMod
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetC2cModeInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetC2cModeInfoV(cutap_c, device, c2cModeInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetC2cModeInfoV])(device, c2cModeInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetC2cModeInfoV))(device, c2cModeInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCapabilities(void *device, void *caps)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCapabilities, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCapabilities(device, caps);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)caps;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCapabilities])(device, caps);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCapabilities))(device, caps);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1707,7 +1707,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCapabi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCapabilities])(device, caps);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCapabilities))(device, caps);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1721,38 +1721,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCapabi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCapabilities(void *device, void *caps)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCapabilities(device, caps);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCapabilities(cutap_c, device, caps);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCapabilities])(device, caps);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCapabilities))(device, caps);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClkMonStatus(void *device, void *status)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetClkMonStatus, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetClkMonStatus(device, status);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)status;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetClkMonStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClkMonStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClkMonStatus))(device, status);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1765,7 +1765,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClkMon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClkMonStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClkMonStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClkMonStatus))(device, status);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClkMonStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1779,25 +1779,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClkMon
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClkMonStatus(void *device, void *status)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClkMonStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetClkMonStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetClkMonStatus(device, status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClkMonStatus(cutap_c, device, status);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClkMonStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClkMonStatus))(device, status);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetClock, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetClock(device, clockType, clockId, clockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1806,14 +1807,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClock(void *device, unsigned int c
     cutap_w[2] = (uint64_t)clockId;
     cutap_w[3] = (uint64_t)(uintptr_t)clockMHz;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetClock << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClock])(device, clockType, clockId, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClock))(device, clockType, clockId, clockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1832,7 +1832,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClock(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClock])(device, clockType, clockId, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClock))(device, clockType, clockId, clockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1846,25 +1846,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClock(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClock, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetClock(device, clockType, clockId, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClock(cutap_c, device, clockType, clockId, clockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClock])(device, clockType, clockId, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClock))(device, clockType, clockId, clockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetClockInfo, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetClockInfo(device, type, clock);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1872,14 +1873,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetClockInfo(void *device, unsigned i
     cutap_w[1] = (uint64_t)type;
     cutap_w[2] = (uint64_t)(uintptr_t)clock;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetClockInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClockInfo))(device, type, clock);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1898,7 +1898,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetClockI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetClockInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClockInfo))(device, type, clock);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetClockInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1912,39 +1912,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetClockI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetClockInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetClockInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetClockInfo(device, type, clock);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetClockInfo(cutap_c, device, type, clock);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetClockInfo))(device, type, clock);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetComputeInstanceId(void *device, void *id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetComputeInstanceId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetComputeInstanceId(device, id);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)id;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetComputeInstanceId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeInstanceId))(device, id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1963,7 +1963,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComput
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeInstanceId))(device, id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetComputeInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1977,39 +1977,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetComput
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeInstanceId(void *device, void *id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetComputeInstanceId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetComputeInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetComputeInstanceId(device, id);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeInstanceId(cutap_c, device, id);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeInstanceId))(device, id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetComputeMode(void *device, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetComputeMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetComputeMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetComputeMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2028,7 +2028,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetComput
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetComputeMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetComputeMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2042,38 +2042,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetComput
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetComputeMode(void *device, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetComputeMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetComputeMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetComputeMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetComputeMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetComputeMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)gpuAtstReport;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport])(device, gpuAtstReport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport))(device, gpuAtstReport);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2086,7 +2086,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport])(device, gpuAtstReport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport))(device, gpuAtstReport);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2100,38 +2100,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuAttestationReport(cutap_c, device, gpuAtstReport);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport])(device, gpuAtstReport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport))(device, gpuAtstReport);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)gpuCert;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate])(device, gpuCert);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate))(device, gpuCert);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2144,7 +2144,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate])(device, gpuCert);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate))(device, gpuCert);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2158,38 +2158,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetConfComputeGpuCertificate(cutap_c, device, gpuCert);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate])(device, gpuCert);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate))(device, gpuCert);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCount_v2(void *deviceCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCount_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCount_v2(deviceCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)deviceCount;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCount_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceGetCount_v2])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCount_v2))(deviceCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2208,7 +2208,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCount_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCount_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceGetCount_v2])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCount_v2))(deviceCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCount_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2222,25 +2222,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCount_
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCount_v2(void *deviceCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCount_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCount_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCount_v2(deviceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCount_v2(cutap_c, deviceCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceGetCount_v2])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCount_v2))(deviceCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCpuAffinity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2248,14 +2249,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinity(void *device, unsigned
     cutap_w[1] = (uint64_t)cpuSetSize;
     cutap_w[2] = (uint64_t)(uintptr_t)cpuSet;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCpuAffinity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinity])(device, cpuSetSize, cpuSet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinity))(device, cpuSetSize, cpuSet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2274,7 +2274,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAff
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinity])(device, cpuSetSize, cpuSet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinity))(device, cpuSetSize, cpuSet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2288,25 +2288,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCpuAff
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCpuAffinity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinity(cutap_c, device, cpuSetSize, cpuSet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinity])(device, cpuSetSize, cpuSet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinity))(device, cpuSetSize, cpuSet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2315,14 +2316,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCpuAffinityWithinScope(void *devic
     cutap_w[2] = (uint64_t)(uintptr_t)cpuSet;
     cutap_w[3] = (uint64_t)scope;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope])(device, cpuSetSize, cpuSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope))(device, cpuSetSize, cpuSet, scope);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2341,7 +2341,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCpuAff
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope])(device, cpuSetSize, cpuSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope))(device, cpuSetSize, cpuSet, scope);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2355,25 +2355,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCpuAff
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCpuAffinityWithinScope(cutap_c, device, cpuSetSize, cpuSet, scope);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope])(device, cpuSetSize, cpuSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope))(device, cpuSetSize, cpuSet, scope);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCreatableVgpus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2382,14 +2383,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCreatableVgpus(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)vgpuTypeIds;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCreatableVgpus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCreatableVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCreatableVgpus))(device, vgpuCount, vgpuTypeIds);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2412,7 +2412,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCreata
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCreatableVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCreatableVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCreatableVgpus))(device, vgpuCount, vgpuTypeIds);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCreatableVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2426,25 +2426,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCreata
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCreatableVgpus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCreatableVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCreatableVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCreatableVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCreatableVgpus))(device, vgpuCount, vgpuTypeIds);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCudaComputeCapability(device, major, minor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2453,14 +2454,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCudaComputeCapability(void *device
     cutap_w[2] = (uint64_t)(uintptr_t)minor;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCudaComputeCapability << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCudaComputeCapability])(device, major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCudaComputeCapability))(device, major, minor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2483,7 +2483,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCudaCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCudaComputeCapability])(device, major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCudaComputeCapability))(device, major, minor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2497,39 +2497,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCudaCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCudaComputeCapability, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCudaComputeCapability(device, major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCudaComputeCapability(cutap_c, device, major, minor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCudaComputeCapability])(device, major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCudaComputeCapability))(device, major, minor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)currLinkGen;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration])(device, currLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration))(device, currLinkGen);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2548,7 +2548,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration])(device, currLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration))(device, currLinkGen);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2562,39 +2562,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrPc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkGeneration(cutap_c, device, currLinkGen);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration])(device, currLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration))(device, currLinkGen);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)currLinkWidth;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth])(device, currLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth))(device, currLinkWidth);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2613,7 +2613,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurrPc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth])(device, currLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth))(device, currLinkWidth);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2627,38 +2627,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurrPc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrPcieLinkWidth(cutap_c, device, currLinkWidth);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth])(device, currLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth))(device, currLinkWidth);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)currentClockFreqs;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCurrentClockFreqs << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs])(device, currentClockFreqs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs))(device, currentClockFreqs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2671,7 +2671,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs])(device, currentClockFreqs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs))(device, currentClockFreqs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2685,39 +2685,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurren
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClockFreqs(cutap_c, device, currentClockFreqs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs])(device, currentClockFreqs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs))(device, currentClockFreqs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)clocksEventReasons;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons])(device, clocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons))(device, clocksEventReasons);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2736,7 +2736,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons])(device, clocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons))(device, clocksEventReasons);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2750,39 +2750,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurren
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksEventReasons(cutap_c, device, clocksEventReasons);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons])(device, clocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons))(device, clocksEventReasons);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)clocksThrottleReasons;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons])(device, clocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons))(device, clocksThrottleReasons);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2801,7 +2801,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetCurren
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons])(device, clocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons))(device, clocksThrottleReasons);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2815,25 +2815,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetCurren
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetCurrentClocksThrottleReasons(cutap_c, device, clocksThrottleReasons);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons])(device, clocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons))(device, clocksThrottleReasons);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDecoderUtilization, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2842,14 +2843,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDecoderUtilization(void *device, v
     cutap_w[2] = (uint64_t)(uintptr_t)samplingPeriodUs;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDecoderUtilization << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDecoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDecoderUtilization))(device, utilization, samplingPeriodUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2872,7 +2872,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDecode
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDecoderUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDecoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDecoderUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDecoderUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2886,25 +2886,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDecode
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDecoderUtilization, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDecoderUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDecoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDecoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDecoderUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -2912,14 +2913,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDefaultApplicationsClock(void *dev
     cutap_w[1] = (uint64_t)clockType;
     cutap_w[2] = (uint64_t)(uintptr_t)clockMHz;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock))(device, clockType, clockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2938,7 +2938,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaul
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock))(device, clockType, clockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -2952,39 +2952,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDefaul
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultApplicationsClock(cutap_c, device, clockType, clockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock))(device, clockType, clockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDefaultEccMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDefaultEccMode(device, defaultMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)defaultMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDefaultEccMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultEccMode])(device, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultEccMode))(device, defaultMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3003,7 +3003,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDefaul
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDefaultEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultEccMode])(device, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultEccMode))(device, defaultMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDefaultEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3017,39 +3017,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDefaul
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDefaultEccMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDefaultEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDefaultEccMode(device, defaultMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDefaultEccMode(cutap_c, device, defaultMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDefaultEccMode])(device, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDefaultEccMode))(device, defaultMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)migDevice;
     cutap_w[1] = (uint64_t)(uintptr_t)device;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle])(migDevice, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle))(migDevice, device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3068,7 +3068,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDevice
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle])(migDevice, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle))(migDevice, device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3082,39 +3082,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDevice
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(cutap_c, migDevice, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle])(migDevice, device);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle))(migDevice, device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDisplayActive(void *device, void *isActive)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDisplayActive, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDisplayActive(device, isActive);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)isActive;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDisplayActive << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayActive])(device, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayActive))(device, isActive);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3133,7 +3133,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDispla
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayActive, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayActive])(device, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayActive))(device, isActive);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDisplayActive, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3147,39 +3147,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDispla
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayActive(void *device, void *isActive)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDisplayActive, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDisplayActive, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDisplayActive(device, isActive);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayActive(cutap_c, device, isActive);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayActive])(device, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayActive))(device, isActive);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDisplayMode(void *device, void *display)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDisplayMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDisplayMode(device, display);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)display;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDisplayMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayMode])(device, display);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayMode))(device, display);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3198,7 +3198,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDispla
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDisplayMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayMode])(device, display);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayMode))(device, display);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDisplayMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3212,25 +3212,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDispla
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDisplayMode(void *device, void *display)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDisplayMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDisplayMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDisplayMode(device, display);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDisplayMode(cutap_c, device, display);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDisplayMode])(device, display);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDisplayMode))(device, display);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDramEncryptionMode(device, current, pending);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3239,14 +3240,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDramEncryptionMode(void *device, v
     cutap_w[2] = (uint64_t)(uintptr_t)pending;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDramEncryptionMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDramEncryptionMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDramEncryptionMode))(device, current, pending);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3269,7 +3269,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDramEn
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDramEncryptionMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDramEncryptionMode))(device, current, pending);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3283,25 +3283,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDramEn
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDramEncryptionMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDramEncryptionMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDramEncryptionMode(cutap_c, device, current, pending);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDramEncryptionMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDramEncryptionMode))(device, current, pending);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDriverModel_v2, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDriverModel_v2(device, current, pending);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3310,14 +3311,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDriverModel_v2(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)pending;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDriverModel_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDriverModel_v2])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDriverModel_v2))(device, current, pending);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3340,7 +3340,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDriver
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDriverModel_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDriverModel_v2])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDriverModel_v2))(device, current, pending);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDriverModel_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3354,38 +3354,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDriver
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDriverModel_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDriverModel_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDriverModel_v2(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDriverModel_v2(cutap_c, device, current, pending);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDriverModel_v2])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDriverModel_v2))(device, current, pending);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pDynamicPstatesInfo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo])(device, pDynamicPstatesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo))(device, pDynamicPstatesInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3398,7 +3398,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetDynami
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo])(device, pDynamicPstatesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo))(device, pDynamicPstatesInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3412,25 +3412,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetDynami
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetDynamicPstatesInfo(cutap_c, device, pDynamicPstatesInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo])(device, pDynamicPstatesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo))(device, pDynamicPstatesInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEccMode(void *device, void *current, void *pending)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetEccMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetEccMode(device, current, pending);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3439,14 +3440,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEccMode(void *device, void *curren
     cutap_w[2] = (uint64_t)(uintptr_t)pending;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetEccMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEccMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEccMode))(device, current, pending);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3469,7 +3469,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEccMod
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEccMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEccMode))(device, current, pending);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3483,25 +3483,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEccMod
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEccMode(void *device, void *current, void *pending)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEccMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetEccMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEccMode(cutap_c, device, current, pending);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEccMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEccMode))(device, current, pending);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetEncoderCapacity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3509,14 +3510,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderCapacity(void *device, unsi
     cutap_w[1] = (uint64_t)encoderQueryType;
     cutap_w[2] = (uint64_t)(uintptr_t)encoderCapacity;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetEncoderCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderCapacity])(device, encoderQueryType, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderCapacity))(device, encoderQueryType, encoderCapacity);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3535,7 +3535,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncode
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderCapacity])(device, encoderQueryType, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderCapacity))(device, encoderQueryType, encoderCapacity);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3549,25 +3549,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEncode
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEncoderCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderCapacity(cutap_c, device, encoderQueryType, encoderCapacity);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderCapacity])(device, encoderQueryType, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderCapacity))(device, encoderQueryType, encoderCapacity);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetEncoderUtilization, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3576,14 +3577,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEncoderUtilization(void *device, v
     cutap_w[2] = (uint64_t)(uintptr_t)samplingPeriodUs;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetEncoderUtilization << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderUtilization))(device, utilization, samplingPeriodUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3606,7 +3606,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEncode
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEncoderUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEncoderUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3620,39 +3620,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEncode
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEncoderUtilization, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetEncoderUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEncoderUtilization(cutap_c, device, utilization, samplingPeriodUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEncoderUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEncoderUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetEnforcedPowerLimit(device, limit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)limit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit))(device, limit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3671,7 +3671,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetEnforc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit))(device, limit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3685,25 +3685,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetEnforc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetEnforcedPowerLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetEnforcedPowerLimit(cutap_c, device, limit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit))(device, limit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetFanControlPolicy_v2(device, fan, policy);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3711,14 +3712,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanControlPolicy_v2(void *device, 
     cutap_w[1] = (uint64_t)fan;
     cutap_w[2] = (uint64_t)(uintptr_t)policy;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2))(device, fan, policy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3737,7 +3737,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanCon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2))(device, fan, policy);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3751,39 +3751,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanCon
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetFanControlPolicy_v2(device, fan, policy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanControlPolicy_v2(cutap_c, device, fan, policy);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2))(device, fan, policy);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanSpeed(void *device, void *speed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetFanSpeed, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetFanSpeed(device, speed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)speed;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetFanSpeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed])(device, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed))(device, speed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3802,7 +3802,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed])(device, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed))(device, speed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3816,25 +3816,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanSpe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed(void *device, void *speed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanSpeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetFanSpeed(device, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed(cutap_c, device, speed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed])(device, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed))(device, speed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetFanSpeed_v2(device, fan, speed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3842,14 +3843,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetFanSpeed_v2(void *device, unsigned
     cutap_w[1] = (uint64_t)fan;
     cutap_w[2] = (uint64_t)(uintptr_t)speed;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetFanSpeed_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed_v2))(device, fan, speed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3868,7 +3868,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetFanSpe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed_v2))(device, fan, speed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3882,25 +3882,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetFanSpe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetFanSpeed_v2(device, fan, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetFanSpeed_v2(cutap_c, device, fan, speed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetFanSpeed_v2))(device, fan, speed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -3909,14 +3910,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device,
     cutap_w[2] = (uint64_t)(uintptr_t)maxOffset;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset))(device, minOffset, maxOffset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3939,7 +3939,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset))(device, minOffset, maxOffset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -3953,39 +3953,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpcClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset))(device, minOffset, maxOffset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpcClkVfOffset(device, offset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)offset;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpcClkVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset))(device, offset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4004,7 +4004,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpcClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset))(device, offset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4018,25 +4018,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpcClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpcClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpcClkVfOffset(cutap_c, device, offset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset))(device, offset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstanceById, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstanceById(device, id, gpuInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4044,14 +4045,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceById(void *device, unsi
     cutap_w[1] = (uint64_t)id;
     cutap_w[2] = (uint64_t)(uintptr_t)gpuInstance;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstanceById << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceById])(device, id, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceById))(device, id, gpuInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4070,7 +4070,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceById, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceById])(device, id, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceById))(device, id, gpuInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceById, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4084,39 +4084,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceById, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstanceById, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstanceById(device, id, gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceById(cutap_c, device, id, gpuInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceById])(device, id, gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceById))(device, id, gpuInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceId(void *device, void *id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstanceId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstanceId(device, id);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)id;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstanceId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceId))(device, id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4135,7 +4135,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceId))(device, id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4149,25 +4149,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceId(void *device, void *id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstanceId(device, id);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceId(cutap_c, device, id);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceId])(device, id);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceId))(device, id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, profileId, placements, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4177,14 +4178,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstancePossiblePlacements_v2(v
     cutap_w[3] = (uint64_t)(uintptr_t)count;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2])(device, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2))(device, profileId, placements, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4207,7 +4207,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2])(device, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2))(device, profileId, placements, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4221,39 +4221,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstancePossiblePlacements_v2(device, profileId, placements, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstancePossiblePlacements_v2(cutap_c, device, profileId, placements, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2])(device, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2))(device, profileId, placements, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)profileId;
     cutap_w[2] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV])(device, profileId, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV))(device, profileId, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4266,7 +4266,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV])(device, profileId, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV))(device, profileId, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4280,39 +4280,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoByIdV(cutap_c, device, profileId, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV])(device, profileId, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV))(device, profileId, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)profile;
     cutap_w[2] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV])(device, profile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV))(device, profile, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4325,7 +4325,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV])(device, profile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV))(device, profile, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4339,25 +4339,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceProfileInfoV(cutap_c, device, profile, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV])(device, profile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV))(device, profile, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4365,14 +4366,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstanceRemainingCapacity(void 
     cutap_w[1] = (uint64_t)profileId;
     cutap_w[2] = (uint64_t)(uintptr_t)count;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity])(device, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity))(device, profileId, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4391,7 +4391,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity])(device, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity))(device, profileId, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4405,25 +4405,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstanceRemainingCapacity(cutap_c, device, profileId, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity])(device, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity))(device, profileId, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuInstances, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4433,14 +4434,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuInstances(void *device, unsigne
     cutap_w[3] = (uint64_t)(uintptr_t)count;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuInstances << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstances])(device, profileId, gpuInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstances))(device, profileId, gpuInstances, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4463,7 +4463,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuIns
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstances])(device, profileId, gpuInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstances))(device, profileId, gpuInstances, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4477,39 +4477,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuIns
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuInstances, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuInstances(cutap_c, device, profileId, gpuInstances, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuInstances])(device, profileId, gpuInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuInstances))(device, profileId, gpuInstances, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)maxLinkGenDevice;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration])(device, maxLinkGenDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration))(device, maxLinkGenDevice);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4528,7 +4528,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuMax
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration])(device, maxLinkGenDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration))(device, maxLinkGenDevice);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4542,25 +4542,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuMax
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuMaxPcieLinkGeneration(cutap_c, device, maxLinkGenDevice);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration])(device, maxLinkGenDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration))(device, maxLinkGenDevice);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGpuOperationMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGpuOperationMode(device, current, pending);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4569,14 +4570,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGpuOperationMode(void *device, voi
     cutap_w[2] = (uint64_t)(uintptr_t)pending;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGpuOperationMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuOperationMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuOperationMode))(device, current, pending);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4599,7 +4599,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGpuOpe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGpuOperationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuOperationMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuOperationMode))(device, current, pending);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGpuOperationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4613,38 +4613,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGpuOpe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGpuOperationMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGpuOperationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGpuOperationMode(device, current, pending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGpuOperationMode(cutap_c, device, current, pending);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGpuOperationMode])(device, current, pending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGpuOperationMode))(device, current, pending);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pGridLicensableFeatures;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4])(device, pGridLicensableFeatures);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4))(device, pGridLicensableFeatures);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4657,7 +4657,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGridLi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4])(device, pGridLicensableFeatures);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4))(device, pGridLicensableFeatures);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4671,25 +4671,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGridLi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGridLicensableFeatures_v4(cutap_c, device, pGridLicensableFeatures);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4])(device, pGridLicensableFeatures);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4))(device, pGridLicensableFeatures);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -4698,14 +4699,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetGspFirmwareMode(void *device, void
     cutap_w[2] = (uint64_t)(uintptr_t)defaultMode;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetGspFirmwareMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGspFirmwareMode])(device, isEnabled, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGspFirmwareMode))(device, isEnabled, defaultMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4728,7 +4728,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetGspFir
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGspFirmwareMode])(device, isEnabled, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGspFirmwareMode))(device, isEnabled, defaultMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4742,39 +4742,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetGspFir
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetGspFirmwareMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetGspFirmwareMode(cutap_c, device, isEnabled, defaultMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetGspFirmwareMode])(device, isEnabled, defaultMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetGspFirmwareMode))(device, isEnabled, defaultMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetHandleByIndex_v2(index, device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)index;
     cutap_w[1] = (uint64_t)(uintptr_t)device;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetHandleByIndex_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2])(index, device);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2))(index, device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4793,7 +4793,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHandle
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2])(index, device);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2))(index, device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4807,39 +4807,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetHandle
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetHandleByIndex_v2(index, device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHandleByIndex_v2(cutap_c, index, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2])(index, device);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2))(index, device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetHostVgpuMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pHostVgpuMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetHostVgpuMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHostVgpuMode])(device, pHostVgpuMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHostVgpuMode))(device, pHostVgpuMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4858,7 +4858,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetHostVg
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetHostVgpuMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHostVgpuMode])(device, pHostVgpuMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHostVgpuMode))(device, pHostVgpuMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetHostVgpuMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4872,39 +4872,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetHostVg
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetHostVgpuMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetHostVgpuMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetHostVgpuMode(cutap_c, device, pHostVgpuMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetHostVgpuMode])(device, pHostVgpuMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetHostVgpuMode))(device, pHostVgpuMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetIndex(void *device, void *index)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetIndex, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetIndex(device, index);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)index;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetIndex << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIndex])(device, index);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIndex))(device, index);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4923,7 +4923,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIndex(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIndex])(device, index);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIndex))(device, index);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -4937,39 +4937,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetIndex(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIndex(void *device, void *index)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetIndex, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetIndex(device, index);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIndex(cutap_c, device, index);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIndex])(device, index);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIndex))(device, index);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetInforomConfigurationChecksum(device, checksum);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)checksum;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum])(device, checksum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum))(device, checksum);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -4988,7 +4988,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetInforo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum])(device, checksum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum))(device, checksum);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5002,39 +5002,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetInforo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetInforomConfigurationChecksum(device, checksum);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetInforomConfigurationChecksum(cutap_c, device, checksum);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum])(device, checksum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum))(device, checksum);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetIrqNum(void *device, void *irqNum)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetIrqNum, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetIrqNum(device, irqNum);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)irqNum;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetIrqNum << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIrqNum])(device, irqNum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIrqNum))(device, irqNum);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5053,7 +5053,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetIrqNum
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetIrqNum, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIrqNum])(device, irqNum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIrqNum))(device, irqNum);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetIrqNum, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5067,25 +5067,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetIrqNum
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetIrqNum(void *device, void *irqNum)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetIrqNum, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetIrqNum, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetIrqNum(device, irqNum);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetIrqNum(cutap_c, device, irqNum);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetIrqNum])(device, irqNum);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetIrqNum))(device, irqNum);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetJpgUtilization, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5094,14 +5095,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetJpgUtilization(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)samplingPeriodUs;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetJpgUtilization << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetJpgUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetJpgUtilization))(device, utilization, samplingPeriodUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5124,7 +5124,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetJpgUti
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetJpgUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetJpgUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetJpgUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetJpgUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5138,25 +5138,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetJpgUti
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetJpgUtilization, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetJpgUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetJpgUtilization(cutap_c, device, utilization, samplingPeriodUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetJpgUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetJpgUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5165,14 +5166,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetLastBBXFlushTime(void *device, voi
     cutap_w[2] = (uint64_t)(uintptr_t)durationUs;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetLastBBXFlushTime << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime])(device, timestamp, durationUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime))(device, timestamp, durationUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5195,7 +5195,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetLastBB
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime])(device, timestamp, durationUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime))(device, timestamp, durationUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5209,39 +5209,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetLastBB
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetLastBBXFlushTime(cutap_c, device, timestamp, durationUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime])(device, timestamp, durationUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime))(device, timestamp, durationUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMarginTemperature, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMarginTemperature(device, marginTempInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)marginTempInfo;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMarginTemperature << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMarginTemperature])(device, marginTempInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMarginTemperature))(device, marginTempInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5260,7 +5260,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMargin
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMarginTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMarginTemperature])(device, marginTempInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMarginTemperature))(device, marginTempInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMarginTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5274,25 +5274,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMargin
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMarginTemperature, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMarginTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMarginTemperature(device, marginTempInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMarginTemperature(cutap_c, device, marginTempInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMarginTemperature])(device, marginTempInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMarginTemperature))(device, marginTempInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMaxClockInfo, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMaxClockInfo(device, type, clock);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5300,14 +5301,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxClockInfo(void *device, unsigne
     cutap_w[1] = (uint64_t)type;
     cutap_w[2] = (uint64_t)(uintptr_t)clock;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMaxClockInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxClockInfo))(device, type, clock);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5326,7 +5326,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxClo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxClockInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxClockInfo))(device, type, clock);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxClockInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5340,25 +5340,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxClo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxClockInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMaxClockInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMaxClockInfo(device, type, clock);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxClockInfo(cutap_c, device, type, clock);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxClockInfo])(device, type, clock);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxClockInfo))(device, type, clock);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5366,14 +5367,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxCustomerBoostClock(void *device
     cutap_w[1] = (uint64_t)clockType;
     cutap_w[2] = (uint64_t)(uintptr_t)clockMHz;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock))(device, clockType, clockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5392,7 +5392,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxCus
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock))(device, clockType, clockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5406,39 +5406,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxCus
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxCustomerBoostClock(cutap_c, device, clockType, clockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock])(device, clockType, clockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock))(device, clockType, clockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMaxMigDeviceCount(device, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)count;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount])(device, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount))(device, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5457,7 +5457,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxMig
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount])(device, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount))(device, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5471,39 +5471,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxMig
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMaxMigDeviceCount(device, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxMigDeviceCount(cutap_c, device, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount])(device, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount))(device, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)maxLinkGen;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration])(device, maxLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration))(device, maxLinkGen);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5522,7 +5522,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPci
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration])(device, maxLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration))(device, maxLinkGen);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5536,39 +5536,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxPci
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkGeneration(cutap_c, device, maxLinkGen);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration])(device, maxLinkGen);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration))(device, maxLinkGen);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)maxLinkWidth;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth])(device, maxLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth))(device, maxLinkWidth);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5587,7 +5587,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMaxPci
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth])(device, maxLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth))(device, maxLinkWidth);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5601,25 +5601,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMaxPci
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMaxPcieLinkWidth(cutap_c, device, maxLinkWidth);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth])(device, maxLinkWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth))(device, maxLinkWidth);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5628,14 +5629,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemClkMinMaxVfOffset(void *device,
     cutap_w[2] = (uint64_t)(uintptr_t)maxOffset;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset))(device, minOffset, maxOffset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5658,7 +5658,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset))(device, minOffset, maxOffset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5672,39 +5672,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkMinMaxVfOffset(cutap_c, device, minOffset, maxOffset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset])(device, minOffset, maxOffset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset))(device, minOffset, maxOffset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMemClkVfOffset(device, offset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)offset;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMemClkVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkVfOffset))(device, offset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5723,7 +5723,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkVfOffset))(device, offset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5737,25 +5737,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMemClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMemClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemClkVfOffset(cutap_c, device, offset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemClkVfOffset))(device, offset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMemoryAffinity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5764,14 +5765,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryAffinity(void *device, unsig
     cutap_w[2] = (uint64_t)(uintptr_t)nodeSet;
     cutap_w[3] = (uint64_t)scope;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMemoryAffinity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryAffinity])(device, nodeSetSize, nodeSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryAffinity))(device, nodeSetSize, nodeSet, scope);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5790,7 +5790,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryAffinity])(device, nodeSetSize, nodeSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryAffinity))(device, nodeSetSize, nodeSet, scope);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5804,39 +5804,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemory
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryAffinity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMemoryAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryAffinity(cutap_c, device, nodeSetSize, nodeSet, scope);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryAffinity])(device, nodeSetSize, nodeSet, scope);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryAffinity))(device, nodeSetSize, nodeSet, scope);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMemoryBusWidth(device, busWidth);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)busWidth;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMemoryBusWidth << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryBusWidth])(device, busWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryBusWidth))(device, busWidth);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5855,7 +5855,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryBusWidth])(device, busWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryBusWidth))(device, busWidth);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5869,25 +5869,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemory
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMemoryBusWidth, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMemoryBusWidth(device, busWidth);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryBusWidth(cutap_c, device, busWidth);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryBusWidth])(device, busWidth);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryBusWidth))(device, busWidth);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5897,14 +5898,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMemoryErrorCounter(void *device, u
     cutap_w[3] = (uint64_t)locationType;
     cutap_w[4] = (uint64_t)(uintptr_t)count;
     cutap_w[5] = CUTAP_FP_CAP(4, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMemoryErrorCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter])(device, errorType, counterType, locationType, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter))(device, errorType, counterType, locationType, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5923,7 +5923,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMemory
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter])(device, errorType, counterType, locationType, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter))(device, errorType, counterType, locationType, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -5937,25 +5937,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMemory
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMemoryErrorCounter(cutap_c, device, errorType, counterType, locationType, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter])(device, errorType, counterType, locationType, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter))(device, errorType, counterType, locationType, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -5963,14 +5964,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigDeviceHandleByIndex(void *devic
     cutap_w[1] = (uint64_t)index;
     cutap_w[2] = (uint64_t)(uintptr_t)migDevice;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex])(device, index, migDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex))(device, index, migDevice);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -5989,7 +5989,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigDev
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex])(device, index, migDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex))(device, index, migDevice);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6003,25 +6003,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMigDev
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigDeviceHandleByIndex(cutap_c, device, index, migDevice);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex])(device, index, migDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex))(device, index, migDevice);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMigMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMigMode(device, currentMode, pendingMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6030,14 +6031,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMigMode(void *device, void *curren
     cutap_w[2] = (uint64_t)(uintptr_t)pendingMode;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMigMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigMode])(device, currentMode, pendingMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigMode))(device, currentMode, pendingMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6060,7 +6060,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMigMod
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMigMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigMode])(device, currentMode, pendingMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigMode))(device, currentMode, pendingMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMigMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6074,25 +6074,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMigMod
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMigMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMigMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMigMode(device, currentMode, pendingMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMigMode(cutap_c, device, currentMode, pendingMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMigMode])(device, currentMode, pendingMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMigMode))(device, currentMode, pendingMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMinMaxClockOfPState(device, type, pstate, minClockMHz, maxClockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6103,14 +6104,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxClockOfPState(void *device, 
     cutap_w[4] = (uint64_t)(uintptr_t)maxClockMHz;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
     cutap_w[7] = CUTAP_FP_CAP(4, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState])(device, type, pstate, minClockMHz, maxClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState))(device, type, pstate, minClockMHz, maxClockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6133,7 +6133,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMax
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState])(device, type, pstate, minClockMHz, maxClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState))(device, type, pstate, minClockMHz, maxClockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6147,25 +6147,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinMax
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMinMaxClockOfPState(device, type, pstate, minClockMHz, maxClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxClockOfPState(cutap_c, device, type, pstate, minClockMHz, maxClockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState])(device, type, pstate, minClockMHz, maxClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState))(device, type, pstate, minClockMHz, maxClockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6174,14 +6175,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinMaxFanSpeed(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)maxSpeed;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed])(device, minSpeed, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed))(device, minSpeed, maxSpeed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6204,7 +6204,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinMax
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed])(device, minSpeed, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed))(device, minSpeed, maxSpeed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6218,39 +6218,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinMax
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinMaxFanSpeed(cutap_c, device, minSpeed, maxSpeed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed])(device, minSpeed, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed))(device, minSpeed, maxSpeed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMinorNumber, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMinorNumber(device, minorNumber);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)minorNumber;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMinorNumber << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinorNumber])(device, minorNumber);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinorNumber))(device, minorNumber);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6269,7 +6269,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMinorN
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMinorNumber, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinorNumber])(device, minorNumber);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinorNumber))(device, minorNumber);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMinorNumber, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6283,39 +6283,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMinorN
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMinorNumber, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMinorNumber, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMinorNumber(device, minorNumber);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMinorNumber(cutap_c, device, minorNumber);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMinorNumber])(device, minorNumber);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMinorNumber))(device, minorNumber);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetModuleId(void *device, void *moduleId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetModuleId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetModuleId(device, moduleId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)moduleId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetModuleId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetModuleId])(device, moduleId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetModuleId))(device, moduleId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6334,7 +6334,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetModule
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetModuleId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetModuleId])(device, moduleId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetModuleId))(device, moduleId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetModuleId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6348,39 +6348,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetModule
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetModuleId(void *device, void *moduleId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetModuleId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetModuleId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetModuleId(device, moduleId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetModuleId(cutap_c, device, moduleId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetModuleId])(device, moduleId);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetModuleId))(device, moduleId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetMultiGpuBoard(device, multiGpuBool);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)multiGpuBool;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetMultiGpuBoard << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMultiGpuBoard])(device, multiGpuBool);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMultiGpuBoard))(device, multiGpuBool);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6399,7 +6399,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetMultiG
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMultiGpuBoard])(device, multiGpuBool);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMultiGpuBoard))(device, multiGpuBool);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6413,39 +6413,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetMultiG
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetMultiGpuBoard, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetMultiGpuBoard(device, multiGpuBool);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetMultiGpuBoard(cutap_c, device, multiGpuBool);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetMultiGpuBoard])(device, multiGpuBool);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetMultiGpuBoard))(device, multiGpuBool);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumFans(void *device, void *numFans)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNumFans, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNumFans(device, numFans);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)numFans;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNumFans << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumFans])(device, numFans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumFans))(device, numFans);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6464,7 +6464,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumFan
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumFans, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumFans])(device, numFans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumFans))(device, numFans);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumFans, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6478,39 +6478,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumFan
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumFans(void *device, void *numFans)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumFans, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNumFans, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNumFans(device, numFans);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumFans(cutap_c, device, numFans);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumFans])(device, numFans);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumFans))(device, numFans);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumGpuCores(void *device, void *numCores)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNumGpuCores, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNumGpuCores(device, numCores);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)numCores;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNumGpuCores << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumGpuCores])(device, numCores);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumGpuCores))(device, numCores);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6529,7 +6529,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumGpu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumGpuCores, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumGpuCores])(device, numCores);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumGpuCores))(device, numCores);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumGpuCores, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6543,39 +6543,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumGpu
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumGpuCores(void *device, void *numCores)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumGpuCores, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNumGpuCores, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNumGpuCores(device, numCores);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumGpuCores(cutap_c, device, numCores);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumGpuCores])(device, numCores);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumGpuCores))(device, numCores);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNumaNodeId(void *device, void *node)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNumaNodeId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNumaNodeId(device, node);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)node;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNumaNodeId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumaNodeId])(device, node);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumaNodeId))(device, node);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6594,7 +6594,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNumaNo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNumaNodeId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumaNodeId])(device, node);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumaNodeId))(device, node);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNumaNodeId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6608,25 +6608,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNumaNo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNumaNodeId(void *device, void *node)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNumaNodeId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNumaNodeId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNumaNodeId(device, node);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNumaNodeId(cutap_c, device, node);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNumaNodeId])(device, node);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNumaNodeId))(device, node);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkCapability, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkCapability(device, link, capability, capResult);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6635,14 +6636,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkCapability(void *device, uns
     cutap_w[2] = (uint64_t)capability;
     cutap_w[3] = (uint64_t)(uintptr_t)capResult;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkCapability << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkCapability])(device, link, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkCapability))(device, link, capability, capResult);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6661,7 +6661,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkCapability, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkCapability])(device, link, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkCapability))(device, link, capability, capResult);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkCapability, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6675,25 +6675,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkCapability, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkCapability, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkCapability(device, link, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkCapability(cutap_c, device, link, capability, capResult);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkCapability])(device, link, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkCapability))(device, link, capability, capResult);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6702,14 +6703,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkErrorCounter(void *device, u
     cutap_w[2] = (uint64_t)counter;
     cutap_w[3] = (uint64_t)(uintptr_t)counterValue;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter])(device, link, counter, counterValue);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter))(device, link, counter, counterValue);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6728,7 +6728,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter])(device, link, counter, counterValue);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter))(device, link, counter, counterValue);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6742,38 +6742,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkErrorCounter(cutap_c, device, link, counter, counterValue);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter])(device, link, counter, counterValue);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter))(device, link, counter, counterValue);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkInfo(void *device, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkInfo(device, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkInfo])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkInfo))(device, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6786,7 +6786,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkInfo])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkInfo))(device, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6800,25 +6800,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkInfo(void *device, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkInfo(device, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkInfo(cutap_c, device, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkInfo])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkInfo))(device, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6826,14 +6827,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkRemoteDeviceType(void *devic
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)(uintptr_t)pNvLinkDeviceType;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType])(device, link, pNvLinkDeviceType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType))(device, link, pNvLinkDeviceType);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6852,7 +6852,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType])(device, link, pNvLinkDeviceType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType))(device, link, pNvLinkDeviceType);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6866,39 +6866,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemoteDeviceType(cutap_c, device, link, pNvLinkDeviceType);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType])(device, link, pNvLinkDeviceType);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType))(device, link, pNvLinkDeviceType);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)(uintptr_t)pci;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2])(device, link, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2))(device, link, pci);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6911,7 +6911,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2])(device, link, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2))(device, link, pci);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6925,25 +6925,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkRemotePciInfo_v2(cutap_c, device, link, pci);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2])(device, link, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2))(device, link, pci);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkState(device, link, isActive);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -6951,14 +6952,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkState(void *device, unsigned
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)(uintptr_t)isActive;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkState])(device, link, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkState))(device, link, isActive);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -6977,7 +6977,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkState])(device, link, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkState))(device, link, isActive);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -6991,25 +6991,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkState(device, link, isActive);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkState(cutap_c, device, link, isActive);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkState])(device, link, isActive);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkState))(device, link, isActive);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7018,14 +7019,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationControl(void *dev
     cutap_w[2] = (uint64_t)counter;
     cutap_w[3] = (uint64_t)(uintptr_t)control;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl])(device, link, counter, control);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl))(device, link, counter, control);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7044,7 +7044,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl])(device, link, counter, control);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl))(device, link, counter, control);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7058,25 +7058,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationControl(cutap_c, device, link, counter, control);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl])(device, link, counter, control);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl))(device, link, counter, control);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter, rxcounter, txcounter);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7087,14 +7088,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkUtilizationCounter(void *dev
     cutap_w[4] = (uint64_t)(uintptr_t)txcounter;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
     cutap_w[7] = CUTAP_FP_CAP(4, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter])(device, link, counter, rxcounter, txcounter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter))(device, link, counter, rxcounter, txcounter);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7117,7 +7117,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter])(device, link, counter, rxcounter, txcounter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter))(device, link, counter, rxcounter, txcounter);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7131,25 +7131,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter, rxcounter, txcounter);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkUtilizationCounter(cutap_c, device, link, counter, rxcounter, txcounter);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter])(device, link, counter, rxcounter, txcounter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter))(device, link, counter, rxcounter, txcounter);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetNvLinkVersion, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetNvLinkVersion(device, link, version);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7157,14 +7158,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetNvLinkVersion(void *device, unsign
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)(uintptr_t)version;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetNvLinkVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkVersion])(device, link, version);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkVersion))(device, link, version);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7183,7 +7183,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetNvLinkVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkVersion])(device, link, version);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkVersion))(device, link, version);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetNvLinkVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7197,25 +7197,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetNvLinkVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetNvLinkVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetNvLinkVersion(device, link, version);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetNvLinkVersion(cutap_c, device, link, version);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetNvLinkVersion])(device, link, version);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetNvLinkVersion))(device, link, version);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetOfaUtilization, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7224,14 +7225,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetOfaUtilization(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)samplingPeriodUs;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetOfaUtilization << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetOfaUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetOfaUtilization))(device, utilization, samplingPeriodUs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7254,7 +7254,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetOfaUti
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetOfaUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetOfaUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetOfaUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetOfaUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7268,25 +7268,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetOfaUti
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetOfaUtilization, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetOfaUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetOfaUtilization(cutap_c, device, utilization, samplingPeriodUs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetOfaUtilization])(device, utilization, samplingPeriodUs);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetOfaUtilization))(device, utilization, samplingPeriodUs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetP2PStatus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7295,14 +7296,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetP2PStatus(void *device1, void *dev
     cutap_w[2] = (uint64_t)p2pIndex;
     cutap_w[3] = (uint64_t)(uintptr_t)p2pStatus;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetP2PStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetP2PStatus])(device1, device2, p2pIndex, p2pStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetP2PStatus))(device1, device2, p2pIndex, p2pStatus);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7321,7 +7321,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetP2PSta
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetP2PStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetP2PStatus])(device1, device2, p2pIndex, p2pStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetP2PStatus))(device1, device2, p2pIndex, p2pStatus);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetP2PStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7335,38 +7335,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetP2PSta
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetP2PStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetP2PStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetP2PStatus(cutap_c, device1, device2, p2pIndex, p2pStatus);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetP2PStatus])(device1, device2, p2pIndex, p2pStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetP2PStatus))(device1, device2, p2pIndex, p2pStatus);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPciInfo_v3(void *device, void *pci)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPciInfo_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPciInfo_v3(device, pci);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pci;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPciInfo_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPciInfo_v3])(device, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPciInfo_v3))(device, pci);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7379,7 +7379,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPciInf
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPciInfo_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPciInfo_v3])(device, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPciInfo_v3))(device, pci);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPciInfo_v3, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7393,39 +7393,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPciInf
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPciInfo_v3(void *device, void *pci)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPciInfo_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPciInfo_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPciInfo_v3(device, pci);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPciInfo_v3(cutap_c, device, pci);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPciInfo_v3])(device, pci);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPciInfo_v3))(device, pci);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)maxSpeed;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed])(device, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed))(device, maxSpeed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7444,7 +7444,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieLi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed])(device, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed))(device, maxSpeed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7458,39 +7458,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieLi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieLinkMaxSpeed(cutap_c, device, maxSpeed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed])(device, maxSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed))(device, maxSpeed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieReplayCounter(void *device, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPcieReplayCounter(device, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)value;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPcieReplayCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieReplayCounter])(device, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieReplayCounter))(device, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7509,7 +7509,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieRe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieReplayCounter])(device, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieReplayCounter))(device, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7523,39 +7523,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieRe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieReplayCounter(void *device, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPcieReplayCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPcieReplayCounter(device, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieReplayCounter(cutap_c, device, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieReplayCounter])(device, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieReplayCounter))(device, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPcieSpeed, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPcieSpeed(device, pcieSpeed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pcieSpeed;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPcieSpeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieSpeed])(device, pcieSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieSpeed))(device, pcieSpeed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7574,7 +7574,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieSp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieSpeed])(device, pcieSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieSpeed))(device, pcieSpeed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7588,25 +7588,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieSp
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieSpeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPcieSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPcieSpeed(device, pcieSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieSpeed(cutap_c, device, pcieSpeed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieSpeed])(device, pcieSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieSpeed))(device, pcieSpeed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPcieThroughput, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPcieThroughput(device, counter, value);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7614,14 +7615,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPcieThroughput(void *device, unsig
     cutap_w[1] = (uint64_t)counter;
     cutap_w[2] = (uint64_t)(uintptr_t)value;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPcieThroughput << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieThroughput])(device, counter, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieThroughput))(device, counter, value);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7640,7 +7640,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPcieTh
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPcieThroughput, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieThroughput])(device, counter, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieThroughput))(device, counter, value);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPcieThroughput, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7654,38 +7654,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPcieTh
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPcieThroughput, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPcieThroughput, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPcieThroughput(device, counter, value);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPcieThroughput(cutap_c, device, counter, value);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPcieThroughput])(device, counter, value);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPcieThroughput))(device, counter, value);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPerformanceModes, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPerformanceModes(device, perfModes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)perfModes;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPerformanceModes << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceModes])(device, perfModes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceModes))(device, perfModes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7698,7 +7698,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerfor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceModes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceModes])(device, perfModes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceModes))(device, perfModes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPerformanceModes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7712,39 +7712,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPerfor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPerformanceModes, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPerformanceModes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPerformanceModes(device, perfModes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceModes(cutap_c, device, perfModes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceModes])(device, perfModes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceModes))(device, perfModes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPerformanceState(void *device, void *pState)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPerformanceState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPerformanceState(device, pState);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pState;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPerformanceState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceState))(device, pState);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7763,7 +7763,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPerfor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPerformanceState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceState))(device, pState);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPerformanceState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7777,39 +7777,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPerfor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPerformanceState(void *device, void *pState)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPerformanceState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPerformanceState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPerformanceState(device, pState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPerformanceState(cutap_c, device, pState);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPerformanceState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPerformanceState))(device, pState);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPersistenceMode(void *device, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPersistenceMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPersistenceMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPersistenceMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPersistenceMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7828,7 +7828,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPersis
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPersistenceMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPersistenceMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPersistenceMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7842,39 +7842,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPersis
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPersistenceMode(void *device, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPersistenceMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPersistenceMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPersistenceMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPersistenceMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPersistenceMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)defaultLimit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit])(device, defaultLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit))(device, defaultLimit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7893,7 +7893,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit])(device, defaultLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit))(device, defaultLimit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7907,39 +7907,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerM
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementDefaultLimit(cutap_c, device, defaultLimit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit])(device, defaultLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit))(device, defaultLimit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerManagementLimit(device, limit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)limit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerManagementLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimit))(device, limit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -7958,7 +7958,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimit))(device, limit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -7972,25 +7972,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerM
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerManagementLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerManagementLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimit(cutap_c, device, limit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimit))(device, limit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -7999,14 +8000,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementLimitConstraints(vo
     cutap_w[2] = (uint64_t)(uintptr_t)maxLimit;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints])(device, minLimit, maxLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints))(device, minLimit, maxLimit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8029,7 +8029,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints])(device, minLimit, maxLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints))(device, minLimit, maxLimit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8043,39 +8043,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerM
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementLimitConstraints(cutap_c, device, minLimit, maxLimit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints])(device, minLimit, maxLimit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints))(device, minLimit, maxLimit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerManagementMode(void *device, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerManagementMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerManagementMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerManagementMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8094,7 +8094,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerManagementMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerManagementMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8108,39 +8108,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerM
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerManagementMode(void *device, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerManagementMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerManagementMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerManagementMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerManagementMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerManagementMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerManagementMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerSource(void *device, void *powerSource)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerSource, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerSource(device, powerSource);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)powerSource;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerSource << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerSource])(device, powerSource);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerSource))(device, powerSource);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8159,7 +8159,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerSource, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerSource])(device, powerSource);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerSource))(device, powerSource);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerSource, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8173,39 +8173,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerS
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerSource(void *device, void *powerSource)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerSource, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerSource, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerSource(device, powerSource);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerSource(cutap_c, device, powerSource);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerSource])(device, powerSource);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerSource))(device, powerSource);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerState(void *device, void *pState)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerState(device, pState);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pState;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerState))(device, pState);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8224,7 +8224,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerState))(device, pState);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8238,39 +8238,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerS
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerState(void *device, void *pState)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerState(device, pState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerState(cutap_c, device, pState);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerState])(device, pState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerState))(device, pState);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetPowerUsage(void *device, void *power)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetPowerUsage, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetPowerUsage(device, power);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)power;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetPowerUsage << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerUsage])(device, power);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerUsage))(device, power);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8289,7 +8289,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetPowerU
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetPowerUsage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerUsage])(device, power);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerUsage))(device, power);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetPowerUsage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8303,25 +8303,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetPowerU
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetPowerUsage(void *device, void *power)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetPowerUsage, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetPowerUsage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetPowerUsage(device, power);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetPowerUsage(cutap_c, device, power);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetPowerUsage])(device, power);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetPowerUsage))(device, power);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetRetiredPages, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8331,14 +8332,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetRetiredPages(void *device, unsigne
     cutap_w[3] = (uint64_t)(uintptr_t)addresses;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetRetiredPages << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPages])(device, cause, pageCount, addresses);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPages))(device, cause, pageCount, addresses);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8361,7 +8361,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetire
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPages, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPages])(device, cause, pageCount, addresses);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPages))(device, cause, pageCount, addresses);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetRetiredPages, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8375,39 +8375,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetRetire
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetRetiredPages, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetRetiredPages, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPages(cutap_c, device, cause, pageCount, addresses);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPages])(device, cause, pageCount, addresses);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPages))(device, cause, pageCount, addresses);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus(device, isPending);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)isPending;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus])(device, isPending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus))(device, isPending);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8426,7 +8426,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetRetire
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus])(device, isPending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus))(device, isPending);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8440,38 +8440,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetRetire
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetRetiredPagesPendingStatus(device, isPending);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetRetiredPagesPendingStatus(cutap_c, device, isPending);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus])(device, isPending);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus))(device, isPending);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSramEccErrorStatus(device, status);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)status;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSramEccErrorStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus))(device, status);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8484,7 +8484,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSramEc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus))(device, status);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8498,39 +8498,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSramEc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSramEccErrorStatus(device, status);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSramEccErrorStatus(cutap_c, device, status);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus])(device, status);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus))(device, status);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedClocksEventReasons(device, supportedClocksEventReasons);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)supportedClocksEventReasons;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons])(device, supportedClocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons))(device, supportedClocksEventReasons);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8549,7 +8549,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons])(device, supportedClocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons))(device, supportedClocksEventReasons);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8563,39 +8563,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedClocksEventReasons(device, supportedClocksEventReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksEventReasons(cutap_c, device, supportedClocksEventReasons);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons])(device, supportedClocksEventReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons))(device, supportedClocksEventReasons);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons(device, supportedClocksThrottleReasons);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)supportedClocksThrottleReasons;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons])(device, supportedClocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons))(device, supportedClocksThrottleReasons);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8614,7 +8614,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons])(device, supportedClocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons))(device, supportedClocksThrottleReasons);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8628,39 +8628,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedClocksThrottleReasons(device, supportedClocksThrottleReasons);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedClocksThrottleReasons(cutap_c, device, supportedClocksThrottleReasons);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons])(device, supportedClocksThrottleReasons);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons))(device, supportedClocksThrottleReasons);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedEventTypes(device, eventTypes);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)eventTypes;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedEventTypes << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedEventTypes])(device, eventTypes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedEventTypes))(device, eventTypes);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8679,7 +8679,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedEventTypes])(device, eventTypes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedEventTypes))(device, eventTypes);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8693,25 +8693,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedEventTypes, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedEventTypes(device, eventTypes);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedEventTypes(cutap_c, device, eventTypes);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedEventTypes])(device, eventTypes);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedEventTypes))(device, eventTypes);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz, count, clocksMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8721,14 +8722,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedGraphicsClocks(void *devi
     cutap_w[3] = (uint64_t)(uintptr_t)clocksMHz;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks])(device, memoryClockMHz, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks))(device, memoryClockMHz, count, clocksMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8751,7 +8751,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks])(device, memoryClockMHz, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks))(device, memoryClockMHz, count, clocksMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8765,25 +8765,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz, count, clocksMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedGraphicsClocks(cutap_c, device, memoryClockMHz, count, clocksMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks])(device, memoryClockMHz, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks))(device, memoryClockMHz, count, clocksMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8792,14 +8793,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedMemoryClocks(void *device
     cutap_w[2] = (uint64_t)(uintptr_t)clocksMHz;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks])(device, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks))(device, count, clocksMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8822,7 +8822,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks])(device, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks))(device, count, clocksMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8836,25 +8836,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedMemoryClocks(cutap_c, device, count, clocksMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks])(device, count, clocksMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks))(device, count, clocksMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedPerformanceStates(device, pstates, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8862,14 +8863,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedPerformanceStates(void *d
     cutap_w[1] = (uint64_t)(uintptr_t)pstates;
     cutap_w[2] = (uint64_t)size;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates])(device, pstates, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates))(device, pstates, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8888,7 +8888,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates])(device, pstates, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates))(device, pstates, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8902,25 +8902,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedPerformanceStates(device, pstates, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedPerformanceStates(cutap_c, device, pstates, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates])(device, pstates, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates))(device, pstates, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetSupportedVgpus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8929,14 +8930,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetSupportedVgpus(void *device, void 
     cutap_w[2] = (uint64_t)(uintptr_t)vgpuTypeIds;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetSupportedVgpus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedVgpus))(device, vgpuCount, vgpuTypeIds);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -8959,7 +8959,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetSuppor
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetSupportedVgpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedVgpus))(device, vgpuCount, vgpuTypeIds);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetSupportedVgpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -8973,25 +8973,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetSuppor
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetSupportedVgpus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetSupportedVgpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetSupportedVgpus(cutap_c, device, vgpuCount, vgpuTypeIds);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetSupportedVgpus])(device, vgpuCount, vgpuTypeIds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetSupportedVgpus))(device, vgpuCount, vgpuTypeIds);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -8999,14 +9000,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTargetFanSpeed(void *device, unsig
     cutap_w[1] = (uint64_t)fan;
     cutap_w[2] = (uint64_t)(uintptr_t)targetSpeed;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTargetFanSpeed << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTargetFanSpeed])(device, fan, targetSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTargetFanSpeed))(device, fan, targetSpeed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9025,7 +9025,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTarget
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTargetFanSpeed])(device, fan, targetSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTargetFanSpeed))(device, fan, targetSpeed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9039,25 +9039,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTarget
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTargetFanSpeed, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTargetFanSpeed(cutap_c, device, fan, targetSpeed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTargetFanSpeed])(device, fan, targetSpeed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTargetFanSpeed))(device, fan, targetSpeed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTemperature, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTemperature(device, sensorType, temp);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9065,14 +9066,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperature(void *device, unsigned
     cutap_w[1] = (uint64_t)sensorType;
     cutap_w[2] = (uint64_t)(uintptr_t)temp;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTemperature << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperature])(device, sensorType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperature))(device, sensorType, temp);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9091,7 +9091,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemper
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperature])(device, sensorType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperature))(device, sensorType, temp);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9105,25 +9105,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTemper
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTemperature, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTemperature(device, sensorType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperature(cutap_c, device, sensorType, temp);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperature])(device, sensorType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperature))(device, sensorType, temp);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9131,14 +9132,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTemperatureThreshold(void *device,
     cutap_w[1] = (uint64_t)thresholdType;
     cutap_w[2] = (uint64_t)(uintptr_t)temp;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTemperatureThreshold << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperatureThreshold))(device, thresholdType, temp);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9157,7 +9157,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTemper
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperatureThreshold))(device, thresholdType, temp);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9171,25 +9171,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTemper
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTemperatureThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTemperatureThreshold(cutap_c, device, thresholdType, temp);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTemperatureThreshold))(device, thresholdType, temp);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9197,14 +9198,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyCommonAncestor(void *devic
     cutap_w[1] = (uint64_t)(uintptr_t)device2;
     cutap_w[2] = (uint64_t)(uintptr_t)pathInfo;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor])(device1, device2, pathInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor))(device1, device2, pathInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9223,7 +9223,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopolo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor])(device1, device2, pathInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor))(device1, device2, pathInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9237,25 +9237,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTopolo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyCommonAncestor(cutap_c, device1, device2, pathInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor])(device1, device2, pathInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor))(device1, device2, pathInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9265,14 +9266,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTopologyNearestGpus(void *device, 
     cutap_w[3] = (uint64_t)(uintptr_t)deviceArray;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTopologyNearestGpus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus])(device, level, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus))(device, level, count, deviceArray);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9295,7 +9295,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTopolo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus])(device, level, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus))(device, level, count, deviceArray);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9309,25 +9309,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTopolo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTopologyNearestGpus(cutap_c, device, level, count, deviceArray);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus])(device, level, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus))(device, level, count, deviceArray);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTotalEccErrors, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9336,14 +9337,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTotalEccErrors(void *device, unsig
     cutap_w[2] = (uint64_t)counterType;
     cutap_w[3] = (uint64_t)(uintptr_t)eccCounts;
     cutap_w[4] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTotalEccErrors << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEccErrors])(device, errorType, counterType, eccCounts);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEccErrors))(device, errorType, counterType, eccCounts);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9362,7 +9362,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalE
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEccErrors, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEccErrors])(device, errorType, counterType, eccCounts);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEccErrors))(device, errorType, counterType, eccCounts);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTotalEccErrors, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9376,39 +9376,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTotalE
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTotalEccErrors, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTotalEccErrors, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEccErrors(cutap_c, device, errorType, counterType, eccCounts);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEccErrors])(device, errorType, counterType, eccCounts);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEccErrors))(device, errorType, counterType, eccCounts);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetTotalEnergyConsumption(device, energy);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)energy;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption])(device, energy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption))(device, energy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9427,7 +9427,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetTotalE
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption])(device, energy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption))(device, energy);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9441,39 +9441,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetTotalE
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetTotalEnergyConsumption(device, energy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetTotalEnergyConsumption(cutap_c, device, energy);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption])(device, energy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption))(device, energy);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetUtilizationRates(void *device, void *utilization)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetUtilizationRates, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetUtilizationRates(device, utilization);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)utilization;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetUtilizationRates << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetUtilizationRates])(device, utilization);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetUtilizationRates))(device, utilization);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9492,7 +9492,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetUtiliz
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetUtilizationRates, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetUtilizationRates])(device, utilization);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetUtilizationRates))(device, utilization);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetUtilizationRates, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9506,25 +9506,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetUtiliz
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetUtilizationRates(void *device, void *utilization)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetUtilizationRates, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetUtilizationRates, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetUtilizationRates(device, utilization);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetUtilizationRates(cutap_c, device, utilization);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetUtilizationRates])(device, utilization);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetUtilizationRates))(device, utilization);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVgpuCapabilities(device, capability, capResult);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9532,14 +9533,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuCapabilities(void *device, uns
     cutap_w[1] = (uint64_t)capability;
     cutap_w[2] = (uint64_t)(uintptr_t)capResult;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVgpuCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuCapabilities])(device, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuCapabilities))(device, capability, capResult);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9558,7 +9558,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuCa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuCapabilities])(device, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuCapabilities))(device, capability, capResult);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9572,39 +9572,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuCa
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVgpuCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVgpuCapabilities(device, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuCapabilities(cutap_c, device, capability, capResult);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuCapabilities])(device, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuCapabilities))(device, capability, capResult);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pHeterogeneousMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode])(device, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode))(device, pHeterogeneousMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9623,7 +9623,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuHe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode])(device, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode))(device, pHeterogeneousMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9637,25 +9637,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuHe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuHeterogeneousMode(cutap_c, device, pHeterogeneousMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode])(device, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode))(device, pHeterogeneousMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVgpuMetadata, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9663,14 +9664,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuMetadata(void *device, void *p
     cutap_w[1] = (uint64_t)(uintptr_t)pgpuMetadata;
     cutap_w[2] = (uint64_t)(uintptr_t)bufferSize;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVgpuMetadata << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuMetadata])(device, pgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuMetadata))(device, pgpuMetadata, bufferSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9689,7 +9689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuMe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuMetadata, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuMetadata])(device, pgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuMetadata))(device, pgpuMetadata, bufferSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuMetadata, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9703,25 +9703,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuMe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuMetadata, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVgpuMetadata, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuMetadata(cutap_c, device, pgpuMetadata, bufferSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuMetadata])(device, pgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuMetadata))(device, pgpuMetadata, bufferSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -9730,14 +9731,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuProcessUtilization(void *devic
     cutap_w[2] = (uint64_t)(uintptr_t)vgpuProcessSamplesCount;
     cutap_w[3] = (uint64_t)(uintptr_t)utilizationSamples;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization))(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9756,7 +9756,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuPr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization))(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9770,38 +9770,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuPr
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuProcessUtilization(cutap_c, device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization])(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization))(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pSchedulerLog;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog])(device, pSchedulerLog);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog))(device, pSchedulerLog);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9814,7 +9814,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVgpuSc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog])(device, pSchedulerLog);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog))(device, pSchedulerLog);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9828,39 +9828,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVgpuSc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVgpuSchedulerLog(cutap_c, device, pSchedulerLog);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog])(device, pSchedulerLog);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog))(device, pSchedulerLog);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceGetVirtualizationMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceGetVirtualizationMode(device, pVirtualMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)pVirtualMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceGetVirtualizationMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVirtualizationMode])(device, pVirtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVirtualizationMode))(device, pVirtualMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9879,7 +9879,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceGetVirtua
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceGetVirtualizationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVirtualizationMode])(device, pVirtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVirtualizationMode))(device, pVirtualMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceGetVirtualizationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9893,39 +9893,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceGetVirtua
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceGetVirtualizationMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceGetVirtualizationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceGetVirtualizationMode(device, pVirtualMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceGetVirtualizationMode(cutap_c, device, pVirtualMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceGetVirtualizationMode])(device, pVirtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceGetVirtualizationMode))(device, pVirtualMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceIsMigDeviceHandle(device, isMigDevice);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)isMigDevice;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceIsMigDeviceHandle << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceIsMigDeviceHandle])(device, isMigDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceIsMigDeviceHandle))(device, isMigDevice);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -9944,7 +9944,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceIsMigDevi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceIsMigDeviceHandle])(device, isMigDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceIsMigDeviceHandle))(device, isMigDevice);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -9958,38 +9958,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceIsMigDevi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceIsMigDeviceHandle, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceIsMigDeviceHandle(device, isMigDevice);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceIsMigDeviceHandle(cutap_c, device, isMigDevice);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceIsMigDeviceHandle])(device, isMigDevice);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceIsMigDeviceHandle))(device, isMigDevice);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceModifyDrainState, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceModifyDrainState(pciInfo, newState);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pciInfo;
     cutap_w[1] = (uint64_t)newState;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceModifyDrainState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceModifyDrainState])(pciInfo, newState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceModifyDrainState))(pciInfo, newState);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10002,7 +10002,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceModifyDra
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceModifyDrainState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceModifyDrainState])(pciInfo, newState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceModifyDrainState))(pciInfo, newState);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceModifyDrainState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10016,25 +10016,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceModifyDra
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceModifyDrainState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceModifyDrainState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceModifyDrainState(pciInfo, newState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceModifyDrainState(cutap_c, pciInfo, newState);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceModifyDrainState])(pciInfo, newState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceModifyDrainState))(pciInfo, newState);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceOnSameBoard, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceOnSameBoard(device1, device2, onSameBoard);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -10042,14 +10043,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceOnSameBoard(void *device1, void *devi
     cutap_w[1] = (uint64_t)(uintptr_t)device2;
     cutap_w[2] = (uint64_t)(uintptr_t)onSameBoard;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceOnSameBoard << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceOnSameBoard])(device1, device2, onSameBoard);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceOnSameBoard))(device1, device2, onSameBoard);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10068,7 +10068,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceOnSameBoa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceOnSameBoard, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceOnSameBoard])(device1, device2, onSameBoard);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceOnSameBoard))(device1, device2, onSameBoard);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceOnSameBoard, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10082,39 +10082,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceOnSameBoa
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceOnSameBoard, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceOnSameBoard, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceOnSameBoard(device1, device2, onSameBoard);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceOnSameBoard(cutap_c, device1, device2, onSameBoard);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlDeviceOnSameBoard])(device1, device2, onSameBoard);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceOnSameBoard))(device1, device2, onSameBoard);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDevicePowerSmoothingSetState(void *device, void *state)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDevicePowerSmoothingSetState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDevicePowerSmoothingSetState(device, state);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)state;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDevicePowerSmoothingSetState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDevicePowerSmoothingSetState])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDevicePowerSmoothingSetState))(device, state);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10133,7 +10133,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDevicePowerSmoo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDevicePowerSmoothingSetState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDevicePowerSmoothingSetState])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDevicePowerSmoothingSetState))(device, state);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDevicePowerSmoothingSetState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10147,39 +10147,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDevicePowerSmoo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDevicePowerSmoothingSetState(void *device, void *state)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDevicePowerSmoothingSetState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDevicePowerSmoothingSetState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDevicePowerSmoothingSetState(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDevicePowerSmoothingSetState(cutap_c, device, state);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDevicePowerSmoothingSetState])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDevicePowerSmoothingSetState))(device, state);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceQueryDrainState, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceQueryDrainState(pciInfo, currentState);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pciInfo;
     cutap_w[1] = (uint64_t)(uintptr_t)currentState;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceQueryDrainState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceQueryDrainState])(pciInfo, currentState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceQueryDrainState))(pciInfo, currentState);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10198,7 +10198,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceQueryDrai
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceQueryDrainState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceQueryDrainState])(pciInfo, currentState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceQueryDrainState))(pciInfo, currentState);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceQueryDrainState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10212,38 +10212,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceQueryDrai
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceQueryDrainState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceQueryDrainState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceQueryDrainState(pciInfo, currentState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceQueryDrainState(cutap_c, pciInfo, currentState);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceQueryDrainState])(pciInfo, currentState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceQueryDrainState))(pciInfo, currentState);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceReadWritePRM_v1, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceReadWritePRM_v1(device, buffer);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)buffer;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceReadWritePRM_v1 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceReadWritePRM_v1])(device, buffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceReadWritePRM_v1))(device, buffer);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10256,7 +10256,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceReadWrite
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceReadWritePRM_v1, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceReadWritePRM_v1])(device, buffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceReadWritePRM_v1))(device, buffer);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceReadWritePRM_v1, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10270,39 +10270,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceReadWrite
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceReadWritePRM_v1, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceReadWritePRM_v1, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceReadWritePRM_v1(device, buffer);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceReadWritePRM_v1(cutap_c, device, buffer);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceReadWritePRM_v1])(device, buffer);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceReadWritePRM_v1))(device, buffer);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceRegisterEvents, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceRegisterEvents(device, eventTypes, set);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)eventTypes;
     cutap_w[2] = (uint64_t)(uintptr_t)set;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceRegisterEvents << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))cutap_real[CUTAP_ID_nvmlDeviceRegisterEvents])(device, eventTypes, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRegisterEvents))(device, eventTypes, set);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10315,7 +10315,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRegisterE
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRegisterEvents, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))cutap_real[CUTAP_ID_nvmlDeviceRegisterEvents])(device, eventTypes, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRegisterEvents))(device, eventTypes, set);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceRegisterEvents, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10329,39 +10329,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceRegisterE
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceRegisterEvents, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceRegisterEvents, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceRegisterEvents(device, eventTypes, set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRegisterEvents(cutap_c, device, eventTypes, set);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))cutap_real[CUTAP_ID_nvmlDeviceRegisterEvents])(device, eventTypes, set);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRegisterEvents))(device, eventTypes, set);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceRemoveGpu_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)pciInfo;
     cutap_w[1] = (uint64_t)gpuState;
     cutap_w[2] = (uint64_t)linkState;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceRemoveGpu_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceRemoveGpu_v2])(pciInfo, gpuState, linkState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRemoveGpu_v2))(pciInfo, gpuState, linkState);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10374,7 +10374,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceRemoveGpu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceRemoveGpu_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceRemoveGpu_v2])(pciInfo, gpuState, linkState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRemoveGpu_v2))(pciInfo, gpuState, linkState);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceRemoveGpu_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10388,37 +10388,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceRemoveGpu
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceRemoveGpu_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceRemoveGpu_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceRemoveGpu_v2(cutap_c, pciInfo, gpuState, linkState);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceRemoveGpu_v2])(pciInfo, gpuState, linkState);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceRemoveGpu_v2))(pciInfo, gpuState, linkState);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetApplicationsClocks(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceResetApplicationsClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceResetApplicationsClocks(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceResetApplicationsClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetApplicationsClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetApplicationsClocks))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10431,7 +10431,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetAppl
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetApplicationsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetApplicationsClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetApplicationsClocks))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetApplicationsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10445,37 +10445,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetAppl
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetApplicationsClocks(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetApplicationsClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceResetApplicationsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceResetApplicationsClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetApplicationsClocks(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetApplicationsClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetApplicationsClocks))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetGpuLockedClocks(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceResetGpuLockedClocks(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceResetGpuLockedClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetGpuLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetGpuLockedClocks))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10488,7 +10488,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetGpuL
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetGpuLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetGpuLockedClocks))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10502,37 +10502,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetGpuL
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetGpuLockedClocks(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceResetGpuLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceResetGpuLockedClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetGpuLockedClocks(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetGpuLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetGpuLockedClocks))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetMemoryLockedClocks(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceResetMemoryLockedClocks(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceResetMemoryLockedClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10545,7 +10545,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetMemo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10559,38 +10559,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetMemo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetMemoryLockedClocks(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceResetMemoryLockedClocks(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetMemoryLockedClocks(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceResetNvLinkErrorCounters(device, link);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)link;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters])(device, link);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters))(device, link);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10603,7 +10603,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters])(device, link);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters))(device, link);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10617,39 +10617,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetNvLi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceResetNvLinkErrorCounters(device, link);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkErrorCounters(cutap_c, device, link);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters])(device, link);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters))(device, link);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)link;
     cutap_w[2] = (uint64_t)counter;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter])(device, link, counter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter))(device, link, counter);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10662,7 +10662,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceResetNvLi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter])(device, link, counter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter))(device, link, counter);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10676,39 +10676,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceResetNvLi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceResetNvLinkUtilizationCounter(cutap_c, device, link, counter);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter])(device, link, counter);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter))(device, link, counter);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetAPIRestriction, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetAPIRestriction(device, apiType, isRestricted);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)apiType;
     cutap_w[2] = (uint64_t)isRestricted;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetAPIRestriction << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAPIRestriction))(device, apiType, isRestricted);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10721,7 +10721,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAPIRes
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAPIRestriction, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAPIRestriction))(device, apiType, isRestricted);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAPIRestriction, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10735,38 +10735,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAPIRes
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAPIRestriction, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetAPIRestriction, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetAPIRestriction(device, apiType, isRestricted);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAPIRestriction(cutap_c, device, apiType, isRestricted);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAPIRestriction])(device, apiType, isRestricted);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAPIRestriction))(device, apiType, isRestricted);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetAccountingMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetAccountingMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)mode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetAccountingMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAccountingMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10779,7 +10779,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAccoun
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAccountingMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10793,39 +10793,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAccoun
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAccountingMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetAccountingMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAccountingMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAccountingMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAccountingMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetApplicationsClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)memClockMHz;
     cutap_w[2] = (uint64_t)graphicsClockMHz;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetApplicationsClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetApplicationsClocks])(device, memClockMHz, graphicsClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetApplicationsClocks))(device, memClockMHz, graphicsClockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10838,7 +10838,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetApplic
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetApplicationsClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetApplicationsClocks])(device, memClockMHz, graphicsClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetApplicationsClocks))(device, memClockMHz, graphicsClockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetApplicationsClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10852,38 +10852,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetApplic
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetApplicationsClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetApplicationsClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetApplicationsClocks(cutap_c, device, memClockMHz, graphicsClockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetApplicationsClocks])(device, memClockMHz, graphicsClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetApplicationsClocks))(device, memClockMHz, graphicsClockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)enabled;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled])(device, enabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled))(device, enabled);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10896,7 +10896,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetAutoBo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled])(device, enabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled))(device, enabled);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10910,38 +10910,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetAutoBo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetAutoBoostedClocksEnabled(cutap_c, device, enabled);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled])(device, enabled);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled))(device, enabled);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetComputeMode(void *device, unsigned int mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetComputeMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetComputeMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)mode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetComputeMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetComputeMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -10954,7 +10954,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetComput
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetComputeMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetComputeMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetComputeMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -10968,38 +10968,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetComput
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetComputeMode(void *device, unsigned int mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetComputeMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetComputeMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetComputeMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetComputeMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetComputeMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetComputeMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)sizeKiB;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize])(device, sizeKiB);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize))(device, sizeKiB);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11012,7 +11012,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize])(device, sizeKiB);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize))(device, sizeKiB);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11026,37 +11026,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetConfComputeUnprotectedMemSize(cutap_c, device, sizeKiB);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))cutap_real[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize])(device, sizeKiB);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize))(device, sizeKiB);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetCpuAffinity(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetCpuAffinity, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetCpuAffinity(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetCpuAffinity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceSetCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetCpuAffinity))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11069,7 +11069,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetCpuAff
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetCpuAffinity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceSetCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetCpuAffinity))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetCpuAffinity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11083,39 +11083,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetCpuAff
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetCpuAffinity(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetCpuAffinity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetCpuAffinity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetCpuAffinity(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetCpuAffinity(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceSetCpuAffinity])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetCpuAffinity))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)enabled;
     cutap_w[2] = (uint64_t)flags;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled])(device, enabled, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled))(device, enabled, flags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11128,7 +11128,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaul
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled])(device, enabled, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled))(device, enabled, flags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11142,38 +11142,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDefaul
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(cutap_c, device, enabled, flags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled])(device, enabled, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled))(device, enabled, flags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2(device, fan);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)fan;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2])(device, fan);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2))(device, fan);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11186,7 +11186,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDefaul
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2])(device, fan);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2))(device, fan);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11200,39 +11200,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDefaul
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetDefaultFanSpeed_v2(device, fan);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDefaultFanSpeed_v2(cutap_c, device, fan);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2])(device, fan);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2))(device, fan);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetDriverModel, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetDriverModel(device, driverModel, flags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)driverModel;
     cutap_w[2] = (uint64_t)flags;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetDriverModel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDriverModel])(device, driverModel, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDriverModel))(device, driverModel, flags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11245,7 +11245,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetDriver
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetDriverModel, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDriverModel])(device, driverModel, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDriverModel))(device, driverModel, flags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetDriverModel, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11259,38 +11259,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetDriver
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetDriverModel, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetDriverModel, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetDriverModel(device, driverModel, flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetDriverModel(cutap_c, device, driverModel, flags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetDriverModel])(device, driverModel, flags);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetDriverModel))(device, driverModel, flags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetEccMode(void *device, unsigned int ecc)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetEccMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetEccMode(device, ecc);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)ecc;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetEccMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetEccMode])(device, ecc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetEccMode))(device, ecc);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11303,7 +11303,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetEccMod
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetEccMode])(device, ecc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetEccMode))(device, ecc);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11317,39 +11317,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetEccMod
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetEccMode(void *device, unsigned int ecc)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetEccMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetEccMode(device, ecc);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetEccMode(cutap_c, device, ecc);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetEccMode])(device, ecc);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetEccMode))(device, ecc);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetFanControlPolicy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetFanControlPolicy(device, fan, policy);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)fan;
     cutap_w[2] = (uint64_t)policy;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetFanControlPolicy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanControlPolicy])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanControlPolicy))(device, fan, policy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11362,7 +11362,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanCon
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanControlPolicy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanControlPolicy])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanControlPolicy))(device, fan, policy);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetFanControlPolicy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11376,39 +11376,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetFanCon
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetFanControlPolicy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetFanControlPolicy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetFanControlPolicy(device, fan, policy);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanControlPolicy(cutap_c, device, fan, policy);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanControlPolicy])(device, fan, policy);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanControlPolicy))(device, fan, policy);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetFanSpeed_v2(device, fan, speed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)fan;
     cutap_w[2] = (uint64_t)speed;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetFanSpeed_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanSpeed_v2))(device, fan, speed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11421,7 +11421,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetFanSpe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanSpeed_v2))(device, fan, speed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11435,38 +11435,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetFanSpe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetFanSpeed_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetFanSpeed_v2(device, fan, speed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetFanSpeed_v2(cutap_c, device, fan, speed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetFanSpeed_v2])(device, fan, speed);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetFanSpeed_v2))(device, fan, speed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetGpcClkVfOffset(device, offset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(int64_t)offset;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetGpcClkVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset))(device, offset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11479,7 +11479,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpcClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset))(device, offset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11493,39 +11493,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpcClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetGpcClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpcClkVfOffset(cutap_c, device, offset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset))(device, offset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)minGpuClockMHz;
     cutap_w[2] = (uint64_t)maxGpuClockMHz;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetGpuLockedClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuLockedClocks])(device, minGpuClockMHz, maxGpuClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuLockedClocks))(device, minGpuClockMHz, maxGpuClockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11538,7 +11538,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuLoc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuLockedClocks])(device, minGpuClockMHz, maxGpuClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuLockedClocks))(device, minGpuClockMHz, maxGpuClockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11552,38 +11552,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpuLoc
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetGpuLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuLockedClocks(cutap_c, device, minGpuClockMHz, maxGpuClockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuLockedClocks])(device, minGpuClockMHz, maxGpuClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuLockedClocks))(device, minGpuClockMHz, maxGpuClockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetGpuOperationMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetGpuOperationMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)mode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetGpuOperationMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuOperationMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuOperationMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11596,7 +11596,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetGpuOpe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetGpuOperationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuOperationMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuOperationMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetGpuOperationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11610,38 +11610,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetGpuOpe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetGpuOperationMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetGpuOperationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetGpuOperationMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetGpuOperationMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetGpuOperationMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetGpuOperationMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMemClkVfOffset(void *device, int offset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetMemClkVfOffset(device, offset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(int64_t)offset;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetMemClkVfOffset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemClkVfOffset))(device, offset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11654,7 +11654,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemClk
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemClkVfOffset))(device, offset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11668,39 +11668,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMemClk
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemClkVfOffset(void *device, int offset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetMemClkVfOffset, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetMemClkVfOffset(device, offset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemClkVfOffset(cutap_c, device, offset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int))cutap_real[CUTAP_ID_nvmlDeviceSetMemClkVfOffset])(device, offset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemClkVfOffset))(device, offset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)minMemClockMHz;
     cutap_w[2] = (uint64_t)maxMemClockMHz;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetMemoryLockedClocks << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks])(device, minMemClockMHz, maxMemClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks))(device, minMemClockMHz, maxMemClockMHz);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11713,7 +11713,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMemory
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks])(device, minMemClockMHz, maxMemClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks))(device, minMemClockMHz, maxMemClockMHz);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11727,25 +11727,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMemory
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMemoryLockedClocks(cutap_c, device, minMemClockMHz, maxMemClockMHz);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks])(device, minMemClockMHz, maxMemClockMHz);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks))(device, minMemClockMHz, maxMemClockMHz);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetMigMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetMigMode(device, mode, activationStatus);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11753,14 +11754,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetMigMode(void *device, unsigned int
     cutap_w[1] = (uint64_t)mode;
     cutap_w[2] = (uint64_t)(uintptr_t)activationStatus;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetMigMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetMigMode])(device, mode, activationStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMigMode))(device, mode, activationStatus);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11779,7 +11779,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetMigMod
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetMigMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetMigMode])(device, mode, activationStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMigMode))(device, mode, activationStatus);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetMigMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11793,39 +11793,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetMigMod
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetMigMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetMigMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetMigMode(device, mode, activationStatus);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetMigMode(cutap_c, device, mode, activationStatus);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetMigMode])(device, mode, activationStatus);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetMigMode))(device, mode, activationStatus);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)info;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold))(device, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11844,7 +11844,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold))(device, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11858,25 +11858,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(cutap_c, device, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold])(device, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold))(device, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetNvLinkUtilizationControl(device, link, counter, control, reset);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -11886,14 +11887,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetNvLinkUtilizationControl(void *dev
     cutap_w[3] = (uint64_t)(uintptr_t)control;
     cutap_w[4] = (uint64_t)reset;
     cutap_w[5] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl])(device, link, counter, control, reset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl))(device, link, counter, control, reset);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11912,7 +11912,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetNvLink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl])(device, link, counter, control, reset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl))(device, link, counter, control, reset);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11926,38 +11926,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetNvLink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetNvLinkUtilizationControl(device, link, counter, control, reset);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetNvLinkUtilizationControl(cutap_c, device, link, counter, control, reset);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl])(device, link, counter, control, reset);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl))(device, link, counter, control, reset);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetPersistenceMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetPersistenceMode(device, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)mode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetPersistenceMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPersistenceMode))(device, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -11970,7 +11970,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPersis
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPersistenceMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPersistenceMode))(device, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetPersistenceMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -11984,38 +11984,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetPersis
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetPersistenceMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetPersistenceMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetPersistenceMode(device, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPersistenceMode(cutap_c, device, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPersistenceMode])(device, mode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPersistenceMode))(device, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetPowerManagementLimit(device, limit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)limit;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetPowerManagementLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPowerManagementLimit))(device, limit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12028,7 +12028,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetPowerM
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPowerManagementLimit))(device, limit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12042,25 +12042,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetPowerM
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetPowerManagementLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetPowerManagementLimit(device, limit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetPowerManagementLimit(cutap_c, device, limit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetPowerManagementLimit])(device, limit);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetPowerManagementLimit))(device, limit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12068,14 +12069,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetTemperatureThreshold(void *device,
     cutap_w[1] = (uint64_t)thresholdType;
     cutap_w[2] = (uint64_t)(uintptr_t)temp;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetTemperatureThreshold << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetTemperatureThreshold))(device, thresholdType, temp);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12094,7 +12094,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetTemper
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetTemperatureThreshold))(device, thresholdType, temp);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12108,39 +12108,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetTemper
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetTemperatureThreshold, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetTemperatureThreshold(cutap_c, device, thresholdType, temp);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlDeviceSetTemperatureThreshold])(device, thresholdType, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetTemperatureThreshold))(device, thresholdType, temp);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetVgpuCapabilities(device, capability, state);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)capability;
     cutap_w[2] = (uint64_t)state;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetVgpuCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVgpuCapabilities])(device, capability, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVgpuCapabilities))(device, capability, state);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12153,7 +12153,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVgpuCa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVgpuCapabilities])(device, capability, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVgpuCapabilities))(device, capability, state);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12167,38 +12167,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetVgpuCa
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetVgpuCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetVgpuCapabilities(device, capability, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVgpuCapabilities(cutap_c, device, capability, state);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVgpuCapabilities])(device, capability, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVgpuCapabilities))(device, capability, state);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceSetVirtualizationMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceSetVirtualizationMode(device, virtualMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)virtualMode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceSetVirtualizationMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVirtualizationMode])(device, virtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVirtualizationMode))(device, virtualMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12211,7 +12211,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceSetVirtua
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceSetVirtualizationMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVirtualizationMode])(device, virtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVirtualizationMode))(device, virtualMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceSetVirtualizationMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12225,37 +12225,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceSetVirtua
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceSetVirtualizationMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceSetVirtualizationMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceSetVirtualizationMode(device, virtualMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceSetVirtualizationMode(cutap_c, device, virtualMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlDeviceSetVirtualizationMode])(device, virtualMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceSetVirtualizationMode))(device, virtualMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceValidateInforom(void *device)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceValidateInforom, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceValidateInforom(device);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceValidateInforom << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceValidateInforom])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceValidateInforom))(device);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12268,7 +12268,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceValidateI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceValidateInforom, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceValidateInforom])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceValidateInforom))(device);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceValidateInforom, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12282,38 +12282,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceValidateI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceValidateInforom(void *device)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceValidateInforom, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceValidateInforom, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceValidateInforom(device);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceValidateInforom(cutap_c, device);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlDeviceValidateInforom])(device);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceValidateInforom))(device);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)currentProfiles;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles])(device, currentProfiles);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles))(device, currentProfiles);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12326,7 +12326,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadP
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles])(device, currentProfiles);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles))(device, currentProfiles);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12340,38 +12340,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceWorkloadP
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(cutap_c, device, currentProfiles);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles])(device, currentProfiles);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles))(device, currentProfiles);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)profilesInfo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo])(device, profilesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo))(device, profilesInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12384,7 +12384,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlDeviceWorkloadP
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo])(device, profilesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo))(device, profilesInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12398,37 +12398,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlDeviceWorkloadP
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(cutap_c, device, profilesInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo])(device, profilesInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo))(device, profilesInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_nvmlErrorString(unsigned int result)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlErrorString, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlErrorString(result);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)result;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlErrorString << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvmlErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlErrorString))(result);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12441,7 +12441,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvmlErrorString(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvmlErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlErrorString))(result);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -12455,38 +12455,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvmlErrorString(unsigned 
 }
 CUTAP_SLOW void * cutap_ct_nvmlErrorString(unsigned int result)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlErrorString, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlErrorString(cutap_c, result);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvmlErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlErrorString))(result);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlEventSetCreate(void *set)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlEventSetCreate, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlEventSetCreate(set);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)set;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlEventSetCreate << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetCreate])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetCreate))(set);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12505,7 +12505,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetCreate(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetCreate, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetCreate])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetCreate))(set);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlEventSetCreate, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12519,37 +12519,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlEventSetCreate(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetCreate(void *set)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlEventSetCreate, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlEventSetCreate, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlEventSetCreate(set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetCreate(cutap_c, set);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetCreate])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetCreate))(set);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlEventSetFree(void *set)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlEventSetFree, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlEventSetFree(set);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)set;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlEventSetFree << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetFree])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetFree))(set);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12562,7 +12562,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlEventSetFree(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlEventSetFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetFree])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetFree))(set);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlEventSetFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12576,38 +12576,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlEventSetFree(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlEventSetFree(void *set)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlEventSetFree, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlEventSetFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlEventSetFree(set);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlEventSetFree(cutap_c, set);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlEventSetFree])(set);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlEventSetFree))(set);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGetExcludedDeviceCount(void *deviceCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGetExcludedDeviceCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGetExcludedDeviceCount(deviceCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)deviceCount;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGetExcludedDeviceCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceCount])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceCount))(deviceCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12626,7 +12626,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDevi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceCount])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceCount))(deviceCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGetExcludedDeviceCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12640,38 +12640,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetExcludedDevi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceCount(void *deviceCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetExcludedDeviceCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGetExcludedDeviceCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGetExcludedDeviceCount(deviceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceCount(cutap_c, deviceCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceCount])(deviceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceCount))(deviceCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGetExcludedDeviceInfoByIndex(index, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)index;
     cutap_w[1] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex])(index, info);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex))(index, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12684,7 +12684,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetExcludedDevi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex])(index, info);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex))(index, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12698,25 +12698,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetExcludedDevi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGetExcludedDeviceInfoByIndex(index, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetExcludedDeviceInfoByIndex(cutap_c, index, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex])(index, info);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex))(index, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGetVgpuCompatibility, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12724,14 +12725,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuCompatibility(void *vgpuMetadata, vo
     cutap_w[1] = (uint64_t)(uintptr_t)pgpuMetadata;
     cutap_w[2] = (uint64_t)(uintptr_t)compatibilityInfo;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGetVgpuCompatibility << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuCompatibility])(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuCompatibility))(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12750,7 +12750,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuCompatib
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuCompatibility, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuCompatibility])(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuCompatibility))(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuCompatibility, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12764,39 +12764,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuCompatib
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuCompatibility, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGetVgpuCompatibility, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuCompatibility(cutap_c, vgpuMetadata, pgpuMetadata, compatibilityInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuCompatibility])(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuCompatibility))(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGetVgpuDriverCapabilities, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGetVgpuDriverCapabilities(capability, capResult);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)capability;
     cutap_w[1] = (uint64_t)(uintptr_t)capResult;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGetVgpuDriverCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetVgpuDriverCapabilities])(capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuDriverCapabilities))(capability, capResult);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12815,7 +12815,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuDriverCa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuDriverCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetVgpuDriverCapabilities])(capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuDriverCapabilities))(capability, capResult);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuDriverCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12829,25 +12829,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuDriverCa
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuDriverCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGetVgpuDriverCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGetVgpuDriverCapabilities(capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuDriverCapabilities(cutap_c, capability, capResult);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlGetVgpuDriverCapabilities])(capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuDriverCapabilities))(capability, capResult);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuVersion(void *supported, void *current)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGetVgpuVersion, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGetVgpuVersion(supported, current);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -12855,14 +12856,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGetVgpuVersion(void *supported, void *curre
     cutap_w[1] = (uint64_t)(uintptr_t)current;
     cutap_w[2] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
     cutap_w[4] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGetVgpuVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuVersion])(supported, current);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuVersion))(supported, current);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12885,7 +12885,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGetVgpuVersion(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGetVgpuVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuVersion])(supported, current);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuVersion))(supported, current);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGetVgpuVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12899,37 +12899,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGetVgpuVersion(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGetVgpuVersion(void *supported, void *current)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGetVgpuVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGetVgpuVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGetVgpuVersion(supported, current);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGetVgpuVersion(cutap_c, supported, current);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGetVgpuVersion])(supported, current);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGetVgpuVersion))(supported, current);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmMetricsGet(void *metricsGet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmMetricsGet, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmMetricsGet(metricsGet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)metricsGet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmMetricsGet << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmMetricsGet])(metricsGet);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMetricsGet))(metricsGet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -12942,7 +12942,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMetricsGet(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMetricsGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmMetricsGet])(metricsGet);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMetricsGet))(metricsGet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmMetricsGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -12956,39 +12956,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmMetricsGet(v
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMetricsGet(void *metricsGet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmMetricsGet, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmMetricsGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmMetricsGet(metricsGet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMetricsGet(cutap_c, metricsGet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmMetricsGet])(metricsGet);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMetricsGet))(metricsGet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmMigSampleGet, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)gpuInstanceId;
     cutap_w[2] = (uint64_t)(uintptr_t)gpmSample;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmMigSampleGet << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpmMigSampleGet])(device, gpuInstanceId, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMigSampleGet))(device, gpuInstanceId, gpmSample);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13001,7 +13001,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmMigSampleGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmMigSampleGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpmMigSampleGet])(device, gpuInstanceId, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMigSampleGet))(device, gpuInstanceId, gpmSample);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmMigSampleGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13015,39 +13015,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmMigSampleGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmMigSampleGet, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmMigSampleGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmMigSampleGet(cutap_c, device, gpuInstanceId, gpmSample);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpmMigSampleGet])(device, gpuInstanceId, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmMigSampleGet))(device, gpuInstanceId, gpmSample);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmQueryDeviceSupport, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmQueryDeviceSupport(device, gpmSupport);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)gpmSupport;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpmQueryDeviceSupport << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryDeviceSupport])(device, gpmSupport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryDeviceSupport))(device, gpmSupport);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13066,7 +13066,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryDeviceS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryDeviceSupport, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryDeviceSupport])(device, gpmSupport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryDeviceSupport))(device, gpmSupport);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmQueryDeviceSupport, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13080,39 +13080,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmQueryDeviceS
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmQueryDeviceSupport, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmQueryDeviceSupport, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmQueryDeviceSupport(device, gpmSupport);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryDeviceSupport(cutap_c, device, gpmSupport);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryDeviceSupport])(device, gpmSupport);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryDeviceSupport))(device, gpmSupport);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmQueryIfStreamingEnabled(device, state);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)state;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpmQueryIfStreamingEnabled << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled))(device, state);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13131,7 +13131,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmQueryIfStrea
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled))(device, state);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13145,38 +13145,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmQueryIfStrea
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmQueryIfStreamingEnabled(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmQueryIfStreamingEnabled(cutap_c, device, state);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled))(device, state);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleAlloc(void *gpmSample)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmSampleAlloc, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmSampleAlloc(gpmSample);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)gpmSample;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmSampleAlloc << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleAlloc])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleAlloc))(gpmSample);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13195,7 +13195,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleAlloc(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleAlloc, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleAlloc])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleAlloc))(gpmSample);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleAlloc, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13209,37 +13209,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleAlloc(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleAlloc(void *gpmSample)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleAlloc, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmSampleAlloc, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmSampleAlloc(gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleAlloc(cutap_c, gpmSample);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleAlloc])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleAlloc))(gpmSample);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleFree(void *gpmSample)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmSampleFree, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmSampleFree(gpmSample);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)gpmSample;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmSampleFree << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleFree])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleFree))(gpmSample);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13252,7 +13252,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleFree(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleFree, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleFree])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleFree))(gpmSample);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleFree, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13266,38 +13266,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleFree(v
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleFree(void *gpmSample)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleFree, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmSampleFree, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmSampleFree(gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleFree(cutap_c, gpmSample);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpmSampleFree])(gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleFree))(gpmSample);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSampleGet(void *device, void *gpmSample)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmSampleGet, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmSampleGet(device, gpmSample);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)gpmSample;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmSampleGet << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmSampleGet])(device, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleGet))(device, gpmSample);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13310,7 +13310,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSampleGet(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSampleGet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmSampleGet])(device, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleGet))(device, gpmSample);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSampleGet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13324,38 +13324,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSampleGet(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSampleGet(void *device, void *gpmSample)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSampleGet, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmSampleGet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmSampleGet(device, gpmSample);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSampleGet(cutap_c, device, gpmSample);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpmSampleGet])(device, gpmSample);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSampleGet))(device, gpmSample);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpmSetStreamingEnabled, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpmSetStreamingEnabled(device, state);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)state;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpmSetStreamingEnabled << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlGpmSetStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSetStreamingEnabled))(device, state);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13368,7 +13368,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpmSetStreaming
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpmSetStreamingEnabled, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlGpmSetStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSetStreamingEnabled))(device, state);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpmSetStreamingEnabled, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13382,25 +13382,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpmSetStreaming
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpmSetStreamingEnabled, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpmSetStreamingEnabled, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpmSetStreamingEnabled(device, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpmSetStreamingEnabled(cutap_c, device, state);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlGpmSetStreamingEnabled])(device, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlGpmSetStreamingEnabled))(device, state);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13408,14 +13409,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceCreateComputeInstance(void *gpuI
     cutap_w[1] = (uint64_t)profileId;
     cutap_w[2] = (uint64_t)(uintptr_t)computeInstance;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceCreateComputeInstance << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance])(gpuInstance, profileId, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance))(gpuInstance, profileId, computeInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13434,7 +13434,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceCrea
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance])(gpuInstance, profileId, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance))(gpuInstance, profileId, computeInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13448,37 +13448,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceCrea
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId, computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceCreateComputeInstance(cutap_c, gpuInstance, profileId, computeInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance])(gpuInstance, profileId, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance))(gpuInstance, profileId, computeInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceDestroy(void *gpuInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceDestroy(gpuInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)gpuInstance;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpuInstanceDestroy])(gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceDestroy))(gpuInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13491,7 +13491,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceDest
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpuInstanceDestroy])(gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceDestroy))(gpuInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceDestroy, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13505,25 +13505,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceDest
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceDestroy(void *gpuInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceDestroy(gpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceDestroy(cutap_c, gpuInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlGpuInstanceDestroy])(gpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceDestroy))(gpuInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13531,14 +13532,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceById(void *gpu
     cutap_w[1] = (uint64_t)id;
     cutap_w[2] = (uint64_t)(uintptr_t)computeInstance;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById])(gpuInstance, id, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById))(gpuInstance, id, computeInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13557,7 +13557,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById])(gpuInstance, id, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById))(gpuInstance, id, computeInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13571,25 +13571,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceById(cutap_c, gpuInstance, id, computeInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById])(gpuInstance, id, computeInstance);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById))(gpuInstance, id, computeInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId, placements, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13599,14 +13600,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstancePossiblePlacem
     cutap_w[3] = (uint64_t)(uintptr_t)count;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements])(gpuInstance, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements))(gpuInstance, profileId, placements, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13629,7 +13629,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements])(gpuInstance, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements))(gpuInstance, profileId, placements, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13643,25 +13643,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId, placements, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstancePossiblePlacements(cutap_c, gpuInstance, profileId, placements, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements])(gpuInstance, profileId, placements, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements))(gpuInstance, profileId, placements, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance, profile, engProfile, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13669,14 +13670,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceProfileInfoV(v
     cutap_w[1] = (uint64_t)profile;
     cutap_w[2] = (uint64_t)engProfile;
     cutap_w[3] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV])(gpuInstance, profile, engProfile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV))(gpuInstance, profile, engProfile, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13689,7 +13689,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV])(gpuInstance, profile, engProfile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV))(gpuInstance, profile, engProfile, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13703,25 +13703,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance, profile, engProfile, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceProfileInfoV(cutap_c, gpuInstance, profile, engProfile, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV])(gpuInstance, profile, engProfile, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV))(gpuInstance, profile, engProfile, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13729,14 +13730,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstanceRemainingCapac
     cutap_w[1] = (uint64_t)profileId;
     cutap_w[2] = (uint64_t)(uintptr_t)count;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity])(gpuInstance, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity))(gpuInstance, profileId, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13755,7 +13755,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity])(gpuInstance, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity))(gpuInstance, profileId, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13769,25 +13769,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(cutap_c, gpuInstance, profileId, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity])(gpuInstance, profileId, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity))(gpuInstance, profileId, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId, computeInstances, count);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -13797,14 +13798,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetComputeInstances(void *gpuIns
     cutap_w[3] = (uint64_t)(uintptr_t)count;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetComputeInstances << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstances])(gpuInstance, profileId, computeInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstances))(gpuInstance, profileId, computeInstances, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13827,7 +13827,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetC
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstances])(gpuInstance, profileId, computeInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstances))(gpuInstance, profileId, computeInstances, count);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13841,39 +13841,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetC
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetComputeInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId, computeInstances, count);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetComputeInstances(cutap_c, gpuInstance, profileId, computeInstances, count);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetComputeInstances])(gpuInstance, profileId, computeInstances, count);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetComputeInstances))(gpuInstance, profileId, computeInstances, count);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)gpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)pHeterogeneousMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode])(gpuInstance, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode))(gpuInstance, pHeterogeneousMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13892,7 +13892,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode])(gpuInstance, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode))(gpuInstance, pHeterogeneousMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13906,38 +13906,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetV
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuHeterogeneousMode(cutap_c, gpuInstance, pHeterogeneousMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode])(gpuInstance, pHeterogeneousMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode))(gpuInstance, pHeterogeneousMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)gpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)pSchedulerLogInfo;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog])(gpuInstance, pSchedulerLogInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog))(gpuInstance, pSchedulerLogInfo);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -13950,7 +13950,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlGpuInstanceGetV
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog])(gpuInstance, pSchedulerLogInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog))(gpuInstance, pSchedulerLogInfo);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -13964,37 +13964,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlGpuInstanceGetV
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlGpuInstanceGetVgpuSchedulerLog(cutap_c, gpuInstance, pSchedulerLogInfo);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog])(gpuInstance, pSchedulerLogInfo);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog))(gpuInstance, pSchedulerLogInfo);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlInitWithFlags(unsigned int flags)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlInitWithFlags, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlInitWithFlags(flags);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)flags;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlInitWithFlags << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlInitWithFlags])(flags);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlInitWithFlags))(flags);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14007,7 +14007,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInitWithFlags(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInitWithFlags, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlInitWithFlags])(flags);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlInitWithFlags))(flags);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlInitWithFlags, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14021,35 +14021,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlInitWithFlags(u
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlInitWithFlags(unsigned int flags)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlInitWithFlags, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlInitWithFlags, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlInitWithFlags(flags);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInitWithFlags(cutap_c, flags);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlInitWithFlags])(flags);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlInitWithFlags))(flags);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlInit_v2(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlInit_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlInit_v2();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlInit_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlInit_v2])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlInit_v2))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14062,7 +14062,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlInit_v2(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlInit_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlInit_v2])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlInit_v2))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlInit_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14076,38 +14076,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlInit_v2(void)
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlInit_v2(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlInit_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlInit_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlInit_v2();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlInit_v2(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlInit_v2])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlInit_v2))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSetVgpuVersion(void *vgpuVersion)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSetVgpuVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSetVgpuVersion(vgpuVersion);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)vgpuVersion;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSetVgpuVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSetVgpuVersion])(vgpuVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSetVgpuVersion))(vgpuVersion);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14126,7 +14126,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSetVgpuVersion(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSetVgpuVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSetVgpuVersion])(vgpuVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSetVgpuVersion))(vgpuVersion);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSetVgpuVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14140,35 +14140,35 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSetVgpuVersion(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSetVgpuVersion(void *vgpuVersion)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSetVgpuVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSetVgpuVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSetVgpuVersion(vgpuVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSetVgpuVersion(cutap_c, vgpuVersion);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSetVgpuVersion])(vgpuVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSetVgpuVersion))(vgpuVersion);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlShutdown(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlShutdown, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlShutdown();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlShutdown << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlShutdown])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlShutdown))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14181,7 +14181,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlShutdown(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlShutdown, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlShutdown])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlShutdown))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlShutdown, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14195,38 +14195,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlShutdown(void)
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlShutdown(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlShutdown, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlShutdown, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlShutdown();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlShutdown(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void))cutap_real[CUTAP_ID_nvmlShutdown])();
+    unsigned int cutap_res = ((unsigned int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvmlShutdown))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetConfComputeCapabilities(void *capabilities)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetConfComputeCapabilities(capabilities);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)capabilities;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetConfComputeCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeCapabilities])(capabilities);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeCapabilities))(capabilities);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14245,7 +14245,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeCapabilities])(capabilities);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeCapabilities))(capabilities);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14259,38 +14259,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeCapabilities(void *capabilities)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetConfComputeCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetConfComputeCapabilities(capabilities);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeCapabilities(cutap_c, capabilities);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeCapabilities])(capabilities);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeCapabilities))(capabilities);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)isAcceptingWork;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState))(isAcceptingWork);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14309,7 +14309,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState))(isAcceptingWork);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14323,38 +14323,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState))(isAcceptingWork);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetCudaDriverVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)cudaDriverVersion;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetCudaDriverVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion))(cudaDriverVersion);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14373,7 +14373,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion))(cudaDriverVersion);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetCudaDriverVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14387,38 +14387,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetCudaDr
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetCudaDriverVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetCudaDriverVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion(cutap_c, cudaDriverVersion);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion))(cudaDriverVersion);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)cudaDriverVersion;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2))(cudaDriverVersion);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14437,7 +14437,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetCudaDr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2))(cudaDriverVersion);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14451,38 +14451,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetCudaDr
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetCudaDriverVersion_v2(cutap_c, cudaDriverVersion);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2])(cudaDriverVersion);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2))(cudaDriverVersion);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetDriverBranch, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetDriverBranch(branchInfo, length);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)branchInfo;
     cutap_w[1] = (uint64_t)length;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetDriverBranch << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlSystemGetDriverBranch])(branchInfo, length);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetDriverBranch))(branchInfo, length);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14495,7 +14495,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetDriver
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetDriverBranch, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlSystemGetDriverBranch])(branchInfo, length);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetDriverBranch))(branchInfo, length);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetDriverBranch, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14509,38 +14509,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetDriver
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetDriverBranch, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetDriverBranch, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetDriverBranch(branchInfo, length);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetDriverBranch(cutap_c, branchInfo, length);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlSystemGetDriverBranch])(branchInfo, length);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetDriverBranch))(branchInfo, length);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetNvlinkBwMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetNvlinkBwMode(nvlinkBwMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)nvlinkBwMode;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetNvlinkBwMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetNvlinkBwMode))(nvlinkBwMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14559,7 +14559,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetNvlink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetNvlinkBwMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetNvlinkBwMode))(nvlinkBwMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetNvlinkBwMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14573,25 +14573,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetNvlink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetNvlinkBwMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetNvlinkBwMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetNvlinkBwMode(nvlinkBwMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetNvlinkBwMode(cutap_c, nvlinkBwMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlSystemGetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetNvlinkBwMode))(nvlinkBwMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemGetTopologyGpuSet, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -14600,14 +14601,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlSystemGetTopologyGpuSet(unsigned int cpuNum
     cutap_w[2] = (uint64_t)(uintptr_t)deviceArray;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlSystemGetTopologyGpuSet << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlSystemGetTopologyGpuSet])(cpuNumber, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetTopologyGpuSet))(cpuNumber, count, deviceArray);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14630,7 +14630,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemGetTopolo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemGetTopologyGpuSet, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlSystemGetTopologyGpuSet])(cpuNumber, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetTopologyGpuSet))(cpuNumber, count, deviceArray);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemGetTopologyGpuSet, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14644,37 +14644,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemGetTopolo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemGetTopologyGpuSet, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemGetTopologyGpuSet, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemGetTopologyGpuSet(cutap_c, cpuNumber, count, deviceArray);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlSystemGetTopologyGpuSet])(cpuNumber, count, deviceArray);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemGetTopologyGpuSet))(cpuNumber, count, deviceArray);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)isAcceptingWork;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState))(isAcceptingWork);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14687,7 +14687,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetConfCo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState))(isAcceptingWork);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14701,37 +14701,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemSetConfCo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetConfComputeGpusReadyState(cutap_c, isAcceptingWork);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState])(isAcceptingWork);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState))(isAcceptingWork);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlSystemSetNvlinkBwMode, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlSystemSetNvlinkBwMode(nvlinkBwMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)nvlinkBwMode;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlSystemSetNvlinkBwMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetNvlinkBwMode))(nvlinkBwMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14744,7 +14744,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlSystemSetNvlink
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlSystemSetNvlinkBwMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetNvlinkBwMode))(nvlinkBwMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlSystemSetNvlinkBwMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14758,38 +14758,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlSystemSetNvlink
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlSystemSetNvlinkBwMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlSystemSetNvlinkBwMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlSystemSetNvlinkBwMode(nvlinkBwMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlSystemSetNvlinkBwMode(cutap_c, nvlinkBwMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlSystemSetNvlinkBwMode])(nvlinkBwMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlSystemSetNvlinkBwMode))(nvlinkBwMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetCount(void *unitCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetCount, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetCount(unitCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unitCount;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetCount << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlUnitGetCount])(unitCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetCount))(unitCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14808,7 +14808,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetCount(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetCount, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlUnitGetCount])(unitCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetCount))(unitCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetCount, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14822,25 +14822,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetCount(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetCount(void *unitCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetCount, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetCount, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetCount(unitCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetCount(cutap_c, unitCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvmlUnitGetCount])(unitCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetCount))(unitCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetDevices, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetDevices(unit, deviceCount, devices);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -14849,14 +14850,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetDevices(void *unit, void *deviceCoun
     cutap_w[2] = (uint64_t)(uintptr_t)devices;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetDevices << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetDevices])(unit, deviceCount, devices);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetDevices))(unit, deviceCount, devices);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14879,7 +14879,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetDevices(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetDevices, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetDevices])(unit, deviceCount, devices);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetDevices))(unit, deviceCount, devices);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetDevices, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14893,38 +14893,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetDevices(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetDevices, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetDevices, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetDevices(unit, deviceCount, devices);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetDevices(cutap_c, unit, deviceCount, devices);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetDevices])(unit, deviceCount, devices);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetDevices))(unit, deviceCount, devices);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetFanSpeedInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetFanSpeedInfo(unit, fanSpeeds);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unit;
     cutap_w[1] = (uint64_t)(uintptr_t)fanSpeeds;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetFanSpeedInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetFanSpeedInfo])(unit, fanSpeeds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetFanSpeedInfo))(unit, fanSpeeds);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -14937,7 +14937,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetFanSpeed
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetFanSpeedInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetFanSpeedInfo])(unit, fanSpeeds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetFanSpeedInfo))(unit, fanSpeeds);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetFanSpeedInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -14951,39 +14951,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetFanSpeed
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetFanSpeedInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetFanSpeedInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetFanSpeedInfo(unit, fanSpeeds);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetFanSpeedInfo(cutap_c, unit, fanSpeeds);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetFanSpeedInfo])(unit, fanSpeeds);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetFanSpeedInfo))(unit, fanSpeeds);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetHandleByIndex, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetHandleByIndex(index, unit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)index;
     cutap_w[1] = (uint64_t)(uintptr_t)unit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetHandleByIndex << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetHandleByIndex])(index, unit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetHandleByIndex))(index, unit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15002,7 +15002,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetHandleBy
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetHandleByIndex, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetHandleByIndex])(index, unit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetHandleByIndex))(index, unit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetHandleByIndex, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15016,38 +15016,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetHandleBy
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetHandleByIndex, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetHandleByIndex, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetHandleByIndex(index, unit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetHandleByIndex(cutap_c, index, unit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetHandleByIndex])(index, unit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetHandleByIndex))(index, unit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetLedState(void *unit, void *state)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetLedState, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetLedState(unit, state);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unit;
     cutap_w[1] = (uint64_t)(uintptr_t)state;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetLedState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetLedState])(unit, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetLedState))(unit, state);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15060,7 +15060,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetLedState
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetLedState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetLedState])(unit, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetLedState))(unit, state);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetLedState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15074,38 +15074,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetLedState
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetLedState(void *unit, void *state)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetLedState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetLedState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetLedState(unit, state);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetLedState(cutap_c, unit, state);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetLedState])(unit, state);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetLedState))(unit, state);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetPsuInfo(void *unit, void *psu)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetPsuInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetPsuInfo(unit, psu);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unit;
     cutap_w[1] = (uint64_t)(uintptr_t)psu;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetPsuInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetPsuInfo])(unit, psu);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetPsuInfo))(unit, psu);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15118,7 +15118,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetPsuInfo(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetPsuInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetPsuInfo])(unit, psu);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetPsuInfo))(unit, psu);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetPsuInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15132,25 +15132,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetPsuInfo(
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetPsuInfo(void *unit, void *psu)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetPsuInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetPsuInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetPsuInfo(unit, psu);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetPsuInfo(cutap_c, unit, psu);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetPsuInfo])(unit, psu);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetPsuInfo))(unit, psu);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetTemperature, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetTemperature(unit, type, temp);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -15158,14 +15159,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetTemperature(void *unit, unsigned int
     cutap_w[1] = (uint64_t)type;
     cutap_w[2] = (uint64_t)(uintptr_t)temp;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetTemperature << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetTemperature])(unit, type, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetTemperature))(unit, type, temp);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15184,7 +15184,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetTemperat
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetTemperature, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetTemperature])(unit, type, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetTemperature))(unit, type, temp);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetTemperature, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15198,38 +15198,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetTemperat
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetTemperature, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetTemperature, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetTemperature(unit, type, temp);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetTemperature(cutap_c, unit, type, temp);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlUnitGetTemperature])(unit, type, temp);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetTemperature))(unit, type, temp);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitGetUnitInfo(void *unit, void *info)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitGetUnitInfo, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitGetUnitInfo(unit, info);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unit;
     cutap_w[1] = (uint64_t)(uintptr_t)info;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitGetUnitInfo << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetUnitInfo])(unit, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetUnitInfo))(unit, info);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15242,7 +15242,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitGetUnitInfo
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitGetUnitInfo, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetUnitInfo])(unit, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetUnitInfo))(unit, info);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitGetUnitInfo, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15256,38 +15256,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitGetUnitInfo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitGetUnitInfo(void *unit, void *info)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitGetUnitInfo, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitGetUnitInfo, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitGetUnitInfo(unit, info);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitGetUnitInfo(cutap_c, unit, info);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvmlUnitGetUnitInfo])(unit, info);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitGetUnitInfo))(unit, info);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlUnitSetLedState(void *unit, unsigned int color)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlUnitSetLedState, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlUnitSetLedState(unit, color);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)unit;
     cutap_w[1] = (uint64_t)color;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlUnitSetLedState << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlUnitSetLedState])(unit, color);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitSetLedState))(unit, color);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15300,7 +15300,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlUnitSetLedState
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlUnitSetLedState, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlUnitSetLedState])(unit, color);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitSetLedState))(unit, color);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlUnitSetLedState, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15314,37 +15314,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlUnitSetLedState
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlUnitSetLedState(void *unit, unsigned int color)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlUnitSetLedState, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlUnitSetLedState, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlUnitSetLedState(unit, color);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlUnitSetLedState(cutap_c, unit, color);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))cutap_real[CUTAP_ID_nvmlUnitSetLedState])(unit, color);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlUnitSetLedState))(unit, color);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceClearAccountingPids(vgpuInstance);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceClearAccountingPids << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids])(vgpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids))(vgpuInstance);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15357,7 +15357,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceCle
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids])(vgpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids))(vgpuInstance);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15371,39 +15371,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceCle
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceClearAccountingPids(vgpuInstance);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceClearAccountingPids(cutap_c, vgpuInstance);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids])(vgpuInstance);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids))(vgpuInstance);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)mode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetAccountingMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode])(vgpuInstance, mode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode))(vgpuInstance, mode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15422,7 +15422,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode])(vgpuInstance, mode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode))(vgpuInstance, mode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15436,25 +15436,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingMode(cutap_c, vgpuInstance, mode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode])(vgpuInstance, mode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode))(vgpuInstance, mode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -15463,14 +15464,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetAccountingPids(unsigned int 
     cutap_w[2] = (uint64_t)(uintptr_t)pids;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetAccountingPids << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids])(vgpuInstance, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids))(vgpuInstance, count, pids);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15493,7 +15493,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids])(vgpuInstance, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids))(vgpuInstance, count, pids);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15507,39 +15507,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetAccountingPids(cutap_c, vgpuInstance, count, pids);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids])(vgpuInstance, count, pids);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids))(vgpuInstance, count, pids);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetEccMode, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)eccMode;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetEccMode << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEccMode])(vgpuInstance, eccMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEccMode))(vgpuInstance, eccMode);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15558,7 +15558,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEccMode, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEccMode])(vgpuInstance, eccMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEccMode))(vgpuInstance, eccMode);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetEccMode, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15572,39 +15572,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetEccMode, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetEccMode, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEccMode(cutap_c, vgpuInstance, eccMode);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEccMode])(vgpuInstance, eccMode);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEccMode))(vgpuInstance, eccMode);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)encoderCapacity;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity))(vgpuInstance, encoderCapacity);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15623,7 +15623,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity))(vgpuInstance, encoderCapacity);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15637,39 +15637,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity))(vgpuInstance, encoderCapacity);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)fbUsage;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetFbUsage << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFbUsage])(vgpuInstance, fbUsage);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFbUsage))(vgpuInstance, fbUsage);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15688,7 +15688,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFbUsage])(vgpuInstance, fbUsage);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFbUsage))(vgpuInstance, fbUsage);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15702,39 +15702,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetFbUsage, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFbUsage(cutap_c, vgpuInstance, fbUsage);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFbUsage])(vgpuInstance, fbUsage);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFbUsage))(vgpuInstance, fbUsage);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)frameRateLimit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit])(vgpuInstance, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit))(vgpuInstance, frameRateLimit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15753,7 +15753,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit])(vgpuInstance, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit))(vgpuInstance, frameRateLimit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15767,39 +15767,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetFrameRateLimit(cutap_c, vgpuInstance, frameRateLimit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit])(vgpuInstance, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit))(vgpuInstance, frameRateLimit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)gpuInstanceId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId])(vgpuInstance, gpuInstanceId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId))(vgpuInstance, gpuInstanceId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15818,7 +15818,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId])(vgpuInstance, gpuInstanceId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId))(vgpuInstance, gpuInstanceId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15832,39 +15832,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetGpuInstanceId(cutap_c, vgpuInstance, gpuInstanceId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId])(vgpuInstance, gpuInstanceId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId))(vgpuInstance, gpuInstanceId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)licensed;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus])(vgpuInstance, licensed);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus))(vgpuInstance, licensed);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15883,7 +15883,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus])(vgpuInstance, licensed);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus))(vgpuInstance, licensed);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15897,25 +15897,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetLicenseStatus(cutap_c, vgpuInstance, licensed);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus])(vgpuInstance, licensed);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus))(vgpuInstance, licensed);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetMetadata, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -15923,14 +15924,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetMetadata(unsigned int vgpuIn
     cutap_w[1] = (uint64_t)(uintptr_t)vgpuMetadata;
     cutap_w[2] = (uint64_t)(uintptr_t)bufferSize;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetMetadata << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetMetadata])(vgpuInstance, vgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetMetadata))(vgpuInstance, vgpuMetadata, bufferSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -15949,7 +15949,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetMetadata, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetMetadata])(vgpuInstance, vgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetMetadata))(vgpuInstance, vgpuMetadata, bufferSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetMetadata, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -15963,39 +15963,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetMetadata, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetMetadata, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetMetadata(cutap_c, vgpuInstance, vgpuMetadata, bufferSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetMetadata])(vgpuInstance, vgpuMetadata, bufferSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetMetadata))(vgpuInstance, vgpuMetadata, bufferSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)pPlacement;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetPlacementId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetPlacementId])(vgpuInstance, pPlacement);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetPlacementId))(vgpuInstance, pPlacement);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16014,7 +16014,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetPlacementId])(vgpuInstance, pPlacement);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetPlacementId))(vgpuInstance, pPlacement);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16028,39 +16028,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetPlacementId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetPlacementId(cutap_c, vgpuInstance, pPlacement);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetPlacementId])(vgpuInstance, pPlacement);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetPlacementId))(vgpuInstance, pPlacement);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceGetType, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)(uintptr_t)vgpuTypeId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceGetType << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetType])(vgpuInstance, vgpuTypeId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetType))(vgpuInstance, vgpuTypeId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16079,7 +16079,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceGet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceGetType, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetType])(vgpuInstance, vgpuTypeId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetType))(vgpuInstance, vgpuTypeId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceGetType, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16093,38 +16093,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceGet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceGetType, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceGetType, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceGetType(cutap_c, vgpuInstance, vgpuTypeId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuInstanceGetType])(vgpuInstance, vgpuTypeId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceGetType))(vgpuInstance, vgpuTypeId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuInstance;
     cutap_w[1] = (uint64_t)encoderCapacity;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity))(vgpuInstance, encoderCapacity);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16137,7 +16137,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuInstanceSet
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity))(vgpuInstance, encoderCapacity);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16151,25 +16151,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuInstanceSet
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuInstanceSetEncoderCapacity(cutap_c, vgpuInstance, encoderCapacity);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))cutap_real[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity])(vgpuInstance, encoderCapacity);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity))(vgpuInstance, encoderCapacity);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetCapabilities, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -16177,14 +16178,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTy
     cutap_w[1] = (uint64_t)capability;
     cutap_w[2] = (uint64_t)(uintptr_t)capResult;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetCapabilities << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetCapabilities])(vgpuTypeId, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetCapabilities))(vgpuTypeId, capability, capResult);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16203,7 +16203,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetCapa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetCapabilities, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetCapabilities])(vgpuTypeId, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetCapabilities))(vgpuTypeId, capability, capResult);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetCapabilities, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16217,25 +16217,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetCapa
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetCapabilities, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetCapabilities, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetCapabilities(cutap_c, vgpuTypeId, capability, capResult);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetCapabilities])(vgpuTypeId, capability, capResult);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetCapabilities))(vgpuTypeId, capability, capResult);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetDeviceID, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -16244,14 +16245,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId
     cutap_w[2] = (uint64_t)(uintptr_t)subsystemID;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetDeviceID << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetDeviceID])(vgpuTypeId, deviceID, subsystemID);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetDeviceID))(vgpuTypeId, deviceID, subsystemID);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16274,7 +16274,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetDevi
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetDeviceID, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetDeviceID])(vgpuTypeId, deviceID, subsystemID);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetDeviceID))(vgpuTypeId, deviceID, subsystemID);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetDeviceID, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16288,39 +16288,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetDevi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetDeviceID, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetDeviceID, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetDeviceID(cutap_c, vgpuTypeId, deviceID, subsystemID);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetDeviceID])(vgpuTypeId, deviceID, subsystemID);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetDeviceID))(vgpuTypeId, deviceID, subsystemID);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetFbReservation, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)fbReservation;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetFbReservation << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFbReservation])(vgpuTypeId, fbReservation);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFbReservation))(vgpuTypeId, fbReservation);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16339,7 +16339,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFbRe
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFbReservation, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFbReservation])(vgpuTypeId, fbReservation);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFbReservation))(vgpuTypeId, fbReservation);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFbReservation, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16353,39 +16353,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFbRe
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFbReservation, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetFbReservation, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFbReservation(cutap_c, vgpuTypeId, fbReservation);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFbReservation])(vgpuTypeId, fbReservation);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFbReservation))(vgpuTypeId, fbReservation);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)frameRateLimit;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit])(vgpuTypeId, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit))(vgpuTypeId, frameRateLimit);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16404,7 +16404,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFram
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit])(vgpuTypeId, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit))(vgpuTypeId, frameRateLimit);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16418,39 +16418,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFram
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFrameRateLimit(cutap_c, vgpuTypeId, frameRateLimit);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit])(vgpuTypeId, frameRateLimit);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit))(vgpuTypeId, frameRateLimit);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)fbSize;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetFramebufferSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize])(vgpuTypeId, fbSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize))(vgpuTypeId, fbSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16469,7 +16469,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetFram
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize])(vgpuTypeId, fbSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize))(vgpuTypeId, fbSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16483,39 +16483,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetFram
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetFramebufferSize(cutap_c, vgpuTypeId, fbSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize])(vgpuTypeId, fbSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize))(vgpuTypeId, fbSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)gpuInstanceProfileId;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId])(vgpuTypeId, gpuInstanceProfileId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId))(vgpuTypeId, gpuInstanceProfileId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16534,7 +16534,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGpuI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId])(vgpuTypeId, gpuInstanceProfileId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId))(vgpuTypeId, gpuInstanceProfileId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16548,39 +16548,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetGpuI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGpuInstanceProfileId(cutap_c, vgpuTypeId, gpuInstanceProfileId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId])(vgpuTypeId, gpuInstanceProfileId);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId))(vgpuTypeId, gpuInstanceProfileId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)gspHeapSize;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetGspHeapSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize])(vgpuTypeId, gspHeapSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize))(vgpuTypeId, gspHeapSize);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16599,7 +16599,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetGspH
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize])(vgpuTypeId, gspHeapSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize))(vgpuTypeId, gspHeapSize);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16613,25 +16613,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetGspH
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetGspHeapSize(cutap_c, vgpuTypeId, gspHeapSize);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize])(vgpuTypeId, gspHeapSize);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize))(vgpuTypeId, gspHeapSize);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -16639,14 +16640,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetMaxInstances(void *device, unsig
     cutap_w[1] = (uint64_t)vgpuTypeId;
     cutap_w[2] = (uint64_t)(uintptr_t)vgpuInstanceCount;
     cutap_w[3] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetMaxInstances << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstances])(device, vgpuTypeId, vgpuInstanceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstances))(device, vgpuTypeId, vgpuInstanceCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16665,7 +16665,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstances])(device, vgpuTypeId, vgpuInstanceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstances))(device, vgpuTypeId, vgpuInstanceCount);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16679,39 +16679,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetMaxI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetMaxInstances, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstances(cutap_c, device, vgpuTypeId, vgpuInstanceCount);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstances])(device, vgpuTypeId, vgpuInstanceCount);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstances))(device, vgpuTypeId, vgpuInstanceCount);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)vgpuInstanceCountPerVm;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm])(vgpuTypeId, vgpuInstanceCountPerVm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm))(vgpuTypeId, vgpuInstanceCountPerVm);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16730,7 +16730,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetMaxI
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm])(vgpuTypeId, vgpuInstanceCountPerVm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm))(vgpuTypeId, vgpuInstanceCountPerVm);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16744,39 +16744,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetMaxI
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetMaxInstancesPerVm(cutap_c, vgpuTypeId, vgpuInstanceCountPerVm);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm])(vgpuTypeId, vgpuInstanceCountPerVm);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm))(vgpuTypeId, vgpuInstanceCountPerVm);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)vgpuTypeId;
     cutap_w[1] = (uint64_t)(uintptr_t)numDisplayHeads;
     cutap_w[2] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads])(vgpuTypeId, numDisplayHeads);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads))(vgpuTypeId, numDisplayHeads);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16795,7 +16795,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetNumD
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads])(vgpuTypeId, numDisplayHeads);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads))(vgpuTypeId, numDisplayHeads);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16809,25 +16809,26 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetNumD
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetNumDisplayHeads(cutap_c, vgpuTypeId, numDisplayHeads);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads])(vgpuTypeId, numDisplayHeads);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads))(vgpuTypeId, numDisplayHeads);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvmlVgpuTypeGetResolution, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -16837,14 +16838,13 @@ CUTAP_SLOW unsigned int cutap_tr_nvmlVgpuTypeGetResolution(unsigned int vgpuType
     cutap_w[3] = (uint64_t)(uintptr_t)ydim;
     cutap_w[4] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
     cutap_w[6] = CUTAP_FP_CAP(3, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvmlVgpuTypeGetResolution << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetResolution])(vgpuTypeId, displayIndex, xdim, ydim);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetResolution))(vgpuTypeId, displayIndex, xdim, ydim);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -16867,7 +16867,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvmlVgpuTypeGetReso
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvmlVgpuTypeGetResolution, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetResolution])(vgpuTypeId, displayIndex, xdim, ydim);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetResolution))(vgpuTypeId, displayIndex, xdim, ydim);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvmlVgpuTypeGetResolution, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -16881,17 +16881,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvmlVgpuTypeGetReso
 }
 CUTAP_SLOW unsigned int cutap_ct_nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvmlVgpuTypeGetResolution, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvmlVgpuTypeGetResolution, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvmlVgpuTypeGetResolution(cutap_c, vgpuTypeId, displayIndex, xdim, ydim);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_real[CUTAP_ID_nvmlVgpuTypeGetResolution])(vgpuTypeId, displayIndex, xdim, ydim);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvmlVgpuTypeGetResolution))(vgpuTypeId, displayIndex, xdim, ydim);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

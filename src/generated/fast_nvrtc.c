@@ -30,22 +30,22 @@ CUTAP_SLOW unsigned int cutap_slow_nvrtcVersion(void *major, void *minor);
 
 CUTAP_SLOW unsigned int cutap_tr_nvrtcCompileProgram(void *prog, int numOptions, void *options)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcCompileProgram, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcCompileProgram(prog, numOptions, options);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(int64_t)numOptions;
     cutap_w[2] = (uint64_t)(uintptr_t)options;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcCompileProgram << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_nvrtcCompileProgram])(prog, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcCompileProgram))(prog, numOptions, options);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -58,7 +58,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcCompileProgram
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcCompileProgram, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_nvrtcCompileProgram])(prog, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcCompileProgram))(prog, numOptions, options);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcCompileProgram, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -72,38 +72,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcCompileProgram
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcCompileProgram(void *prog, int numOptions, void *options)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcCompileProgram, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcCompileProgram, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcCompileProgram(prog, numOptions, options);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcCompileProgram(cutap_c, prog, numOptions, options);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))cutap_real[CUTAP_ID_nvrtcCompileProgram])(prog, numOptions, options);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcCompileProgram))(prog, numOptions, options);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcDestroyProgram(void *prog)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcDestroyProgram, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcDestroyProgram(prog);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = CUTAP_FP_CAP(0, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 1u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcDestroyProgram << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcDestroyProgram])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcDestroyProgram))(prog);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -122,7 +122,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcDestroyProgram
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcDestroyProgram, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcDestroyProgram])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcDestroyProgram))(prog);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcDestroyProgram, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -136,38 +136,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcDestroyProgram
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcDestroyProgram(void *prog)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcDestroyProgram, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcDestroyProgram, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcDestroyProgram(prog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcDestroyProgram(cutap_c, prog);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcDestroyProgram])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcDestroyProgram))(prog);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetCUBINSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetCUBINSize(prog, cubinSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)cubinSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetCUBINSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetCUBINSize])(prog, cubinSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetCUBINSize))(prog, cubinSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -180,7 +180,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetCUBINSize(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetCUBINSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetCUBINSize])(prog, cubinSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetCUBINSize))(prog, cubinSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetCUBINSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -194,37 +194,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetCUBINSize(v
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetCUBINSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetCUBINSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetCUBINSize(prog, cubinSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetCUBINSize(cutap_c, prog, cubinSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetCUBINSize])(prog, cubinSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetCUBINSize))(prog, cubinSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_nvrtcGetErrorString(unsigned int result)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetErrorString, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetErrorString(result);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)result;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetErrorString << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvrtcGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetErrorString))(result);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -237,7 +237,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvrtcGetErrorString(struc
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetErrorString, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvrtcGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetErrorString))(result);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetErrorString, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -251,38 +251,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvrtcGetErrorString(unsig
 }
 CUTAP_SLOW void * cutap_ct_nvrtcGetErrorString(unsigned int result)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetErrorString, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetErrorString, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetErrorString(result);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetErrorString(cutap_c, result);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvrtcGetErrorString])(result);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetErrorString))(result);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetLTOIRSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)LTOIRSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetLTOIRSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetLTOIRSize))(prog, LTOIRSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -295,7 +295,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetLTOIRSize(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetLTOIRSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetLTOIRSize))(prog, LTOIRSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetLTOIRSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -309,38 +309,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetLTOIRSize(v
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetLTOIRSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetLTOIRSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetLTOIRSize(cutap_c, prog, LTOIRSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetLTOIRSize])(prog, LTOIRSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetLTOIRSize))(prog, LTOIRSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetNVVMSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetNVVMSize(prog, nvvmSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)nvvmSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetNVVMSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNVVMSize))(prog, nvvmSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -353,7 +353,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNVVMSize(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNVVMSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNVVMSize))(prog, nvvmSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetNVVMSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -367,37 +367,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetNVVMSize(vo
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNVVMSize(void *prog, void *nvvmSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetNVVMSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetNVVMSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetNVVMSize(prog, nvvmSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNVVMSize(cutap_c, prog, nvvmSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetNVVMSize])(prog, nvvmSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNVVMSize))(prog, nvvmSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetNumSupportedArchs(void *numArchs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetNumSupportedArchs, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetNumSupportedArchs(numArchs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)numArchs;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetNumSupportedArchs << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetNumSupportedArchs])(numArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNumSupportedArchs))(numArchs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -410,7 +410,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetNumSupporte
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetNumSupportedArchs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetNumSupportedArchs])(numArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNumSupportedArchs))(numArchs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetNumSupportedArchs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -424,38 +424,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetNumSupporte
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetNumSupportedArchs(void *numArchs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetNumSupportedArchs, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetNumSupportedArchs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetNumSupportedArchs(numArchs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetNumSupportedArchs(cutap_c, numArchs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetNumSupportedArchs])(numArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetNumSupportedArchs))(numArchs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetOptiXIRSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)optixirSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetOptiXIRSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetOptiXIRSize])(prog, optixirSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetOptiXIRSize))(prog, optixirSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -468,7 +468,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetOptiXIRSize
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetOptiXIRSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetOptiXIRSize])(prog, optixirSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetOptiXIRSize))(prog, optixirSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetOptiXIRSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -482,37 +482,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetOptiXIRSize
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetOptiXIRSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetOptiXIRSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetOptiXIRSize(cutap_c, prog, optixirSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetOptiXIRSize])(prog, optixirSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetOptiXIRSize))(prog, optixirSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHCreateStatus(void *prog)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetPCHCreateStatus, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetPCHCreateStatus(prog);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetPCHCreateStatus << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHCreateStatus])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHCreateStatus))(prog);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -525,7 +525,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHCreateSt
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHCreateStatus, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHCreateStatus])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHCreateStatus))(prog);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHCreateStatus, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -539,37 +539,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHCreateSt
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHCreateStatus(void *prog)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHCreateStatus, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetPCHCreateStatus, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetPCHCreateStatus(prog);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHCreateStatus(cutap_c, prog);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHCreateStatus])(prog);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHCreateStatus))(prog);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHHeapSize(void *ret)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetPCHHeapSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetPCHHeapSize(ret);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)ret;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetPCHHeapSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSize])(ret);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSize))(ret);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -582,7 +582,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSize
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSize])(ret);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSize))(ret);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -596,38 +596,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHHeapSize
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSize(void *ret)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHHeapSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetPCHHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetPCHHeapSize(ret);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSize(cutap_c, ret);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSize])(ret);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSize))(ret);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetPCHHeapSizeRequired(prog, size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetPCHHeapSizeRequired << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSizeRequired])(prog, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSizeRequired))(prog, size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -640,7 +640,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPCHHeapSize
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSizeRequired])(prog, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSizeRequired))(prog, size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -654,38 +654,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPCHHeapSize
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetPCHHeapSizeRequired, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetPCHHeapSizeRequired(prog, size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPCHHeapSizeRequired(cutap_c, prog, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPCHHeapSizeRequired])(prog, size);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPCHHeapSizeRequired))(prog, size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetPTXSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetPTXSize(prog, ptxSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)ptxSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetPTXSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPTXSize])(prog, ptxSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPTXSize))(prog, ptxSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -698,7 +698,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetPTXSize(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetPTXSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPTXSize])(prog, ptxSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPTXSize))(prog, ptxSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetPTXSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -712,38 +712,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetPTXSize(voi
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetPTXSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetPTXSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetPTXSize(prog, ptxSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetPTXSize(cutap_c, prog, ptxSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetPTXSize])(prog, ptxSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetPTXSize))(prog, ptxSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetProgramLogSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetProgramLogSize(prog, logSizeRet);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)logSizeRet;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetProgramLogSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetProgramLogSize])(prog, logSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetProgramLogSize))(prog, logSizeRet);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -756,7 +756,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetProgramLogS
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetProgramLogSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetProgramLogSize])(prog, logSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetProgramLogSize))(prog, logSizeRet);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetProgramLogSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -770,37 +770,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetProgramLogS
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetProgramLogSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetProgramLogSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetProgramLogSize(prog, logSizeRet);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetProgramLogSize(cutap_c, prog, logSizeRet);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcGetProgramLogSize])(prog, logSizeRet);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetProgramLogSize))(prog, logSizeRet);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcGetSupportedArchs(void *supportedArchs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcGetSupportedArchs, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcGetSupportedArchs(supportedArchs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)supportedArchs;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcGetSupportedArchs << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetSupportedArchs])(supportedArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetSupportedArchs))(supportedArchs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -813,7 +813,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcGetSupportedAr
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcGetSupportedArchs, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetSupportedArchs])(supportedArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetSupportedArchs))(supportedArchs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcGetSupportedArchs, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -827,39 +827,39 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcGetSupportedAr
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcGetSupportedArchs(void *supportedArchs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcGetSupportedArchs, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcGetSupportedArchs, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcGetSupportedArchs(supportedArchs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcGetSupportedArchs(cutap_c, supportedArchs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *))cutap_real[CUTAP_ID_nvrtcGetSupportedArchs])(supportedArchs);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcGetSupportedArchs))(supportedArchs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcSetFlowCallback, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcSetFlowCallback(prog, callback, payload);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)prog;
     cutap_w[1] = (uint64_t)(uintptr_t)callback;
     cutap_w[2] = (uint64_t)(uintptr_t)payload;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcSetFlowCallback << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvrtcSetFlowCallback])(prog, callback, payload);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetFlowCallback))(prog, callback, payload);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -872,7 +872,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetFlowCallbac
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetFlowCallback, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvrtcSetFlowCallback])(prog, callback, payload);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetFlowCallback))(prog, callback, payload);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcSetFlowCallback, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -886,37 +886,37 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcSetFlowCallbac
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcSetFlowCallback, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcSetFlowCallback, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcSetFlowCallback(prog, callback, payload);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetFlowCallback(cutap_c, prog, callback, payload);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))cutap_real[CUTAP_ID_nvrtcSetFlowCallback])(prog, callback, payload);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetFlowCallback))(prog, callback, payload);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcSetPCHHeapSize(unsigned long size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcSetPCHHeapSize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcSetPCHHeapSize(size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)size;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcSetPCHHeapSize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_nvrtcSetPCHHeapSize])(size);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetPCHHeapSize))(size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -929,7 +929,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcSetPCHHeapSize
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcSetPCHHeapSize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_nvrtcSetPCHHeapSize])(size);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetPCHHeapSize))(size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcSetPCHHeapSize, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -943,38 +943,38 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcSetPCHHeapSize
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcSetPCHHeapSize(unsigned long size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcSetPCHHeapSize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcSetPCHHeapSize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcSetPCHHeapSize(size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcSetPCHHeapSize(cutap_c, size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(unsigned long))cutap_real[CUTAP_ID_nvrtcSetPCHHeapSize])(size);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvrtcSetPCHHeapSize))(size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned int cutap_tr_nvrtcVersion(void *major, void *minor)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvrtcVersion, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvrtcVersion(major, minor);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)major;
     cutap_w[1] = (uint64_t)(uintptr_t)minor;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvrtcVersion << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcVersion))(major, minor);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -987,7 +987,7 @@ static __attribute__((noinline, cold)) unsigned int cutap_cs_nvrtcVersion(struct
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvrtcVersion, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcVersion))(major, minor);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvrtcVersion, cutap_c, cutap_t0, (uint32_t)cutap_res != 0);
     return cutap_res;
@@ -1001,17 +1001,17 @@ static __attribute__((noinline, cold)) unsigned int cutap_cu_nvrtcVersion(void *
 }
 CUTAP_SLOW unsigned int cutap_ct_nvrtcVersion(void *major, void *minor)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvrtcVersion, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvrtcVersion, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvrtcVersion(major, minor);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvrtcVersion(cutap_c, major, minor);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned int cutap_res = ((unsigned int (*)(void *, void *))cutap_real[CUTAP_ID_nvrtcVersion])(major, minor);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvrtcVersion))(major, minor);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, (uint32_t)cutap_res != 0);
     return cutap_res;

@@ -69,20 +69,20 @@ CUTAP_SLOW void cutap_slow_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops);
 
 CUTAP_SLOW void * cutap_tr_nvtxDomainCreateW(void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainCreateW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainCreateW(name);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainCreateW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW])(name);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW))(name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -95,7 +95,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW(struct 
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW])(name);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW))(name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainCreateW, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -109,37 +109,37 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainCreateW(void *n
 }
 CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW(void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainCreateW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainCreateW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainCreateW(name);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW(cutap_c, name);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW])(name);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW))(name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_nvtxDomainCreateW_impl_init_v3(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainCreateW_impl_init_v3(message);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainCreateW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW_impl_init_v3])(message);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW_impl_init_v3))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -152,7 +152,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainCreateW_impl_in
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW_impl_init_v3])(message);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW_impl_init_v3))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -166,38 +166,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainCreateW_impl_in
 }
 CUTAP_SLOW void * cutap_ct_nvtxDomainCreateW_impl_init_v3(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainCreateW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainCreateW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainCreateW_impl_init_v3(cutap_c, message);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *))cutap_real[CUTAP_ID_nvtxDomainCreateW_impl_init_v3])(message);
+    void * cutap_res = ((void * (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainCreateW_impl_init_v3))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainDestroy(void *domain)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainDestroy(domain);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy))(domain);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -209,7 +209,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy))(domain);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainDestroy, cutap_c, cutap_t0, 0);
 }
@@ -225,8 +225,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainDestroy(void *dom
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainDestroy(void *domain)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainDestroy(domain);
         return;
@@ -235,30 +236,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainDestroy(void *domain)
         cutap_cs_nvtxDomainDestroy(cutap_c, domain);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy))(domain);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainDestroy_impl_init_v3(void *domain)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainDestroy_impl_init_v3(domain);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainDestroy_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy_impl_init_v3])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy_impl_init_v3))(domain);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -270,7 +270,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainDestroy_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy_impl_init_v3])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy_impl_init_v3))(domain);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -286,8 +286,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainDestroy_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainDestroy_impl_init_v3(void *domain)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainDestroy_impl_init_v3(domain);
         return;
@@ -296,17 +297,17 @@ CUTAP_SLOW void cutap_ct_nvtxDomainDestroy_impl_init_v3(void *domain)
         cutap_cs_nvtxDomainDestroy_impl_init_v3(cutap_c, domain);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainDestroy_impl_init_v3])(domain);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainDestroy_impl_init_v3))(domain);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainNameCategoryW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainNameCategoryW(domain, category, name);
         return;
     }
@@ -314,14 +315,13 @@ CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW(void *domain, unsigned int cate
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)category;
     cutap_w[2] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainNameCategoryW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW))(domain, category, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -333,7 +333,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW))(domain, category, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainNameCategoryW, cutap_c, cutap_t0, 0);
 }
@@ -349,8 +349,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainNameCategoryW(voi
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainNameCategoryW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainNameCategoryW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainNameCategoryW(domain, category, name);
         return;
@@ -359,17 +360,17 @@ CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW(void *domain, unsigned int cate
         cutap_cs_nvtxDomainNameCategoryW(cutap_c, domain, category, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW))(domain, category, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainNameCategoryW_impl_init_v3(domain, category, name);
         return;
     }
@@ -377,14 +378,13 @@ CUTAP_SLOW void cutap_tr_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsi
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)category;
     cutap_w[2] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3))(domain, category, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -396,7 +396,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainNameCategoryW_imp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3))(domain, category, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -412,8 +412,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainNameCategoryW_imp
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainNameCategoryW_impl_init_v3(domain, category, name);
         return;
@@ -422,31 +423,30 @@ CUTAP_SLOW void cutap_ct_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsi
         cutap_cs_nvtxDomainNameCategoryW_impl_init_v3(cutap_c, domain, category, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned int, void *))cutap_real[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3])(domain, category, name);
+    ((void (*)(void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3))(domain, category, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd(void *domain, unsigned long id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRangeEnd, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainRangeEnd(domain, id);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)id;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRangeEnd << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd))(domain, id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -458,7 +458,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd(struct c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd))(domain, id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangeEnd, cutap_c, cutap_t0, 0);
 }
@@ -474,8 +474,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainRangeEnd(void *do
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd(void *domain, unsigned long id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangeEnd, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRangeEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainRangeEnd(domain, id);
         return;
@@ -484,31 +485,30 @@ CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd(void *domain, unsigned long id)
         cutap_cs_nvtxDomainRangeEnd(cutap_c, domain, id);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd))(domain, id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainRangeEnd_impl_init_v3(domain, id);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)id;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3))(domain, id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -520,7 +520,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainRangeEnd_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3))(domain, id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -536,8 +536,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainRangeEnd_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainRangeEnd_impl_init_v3(domain, id);
         return;
@@ -546,29 +547,28 @@ CUTAP_SLOW void cutap_ct_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned 
         cutap_cs_nvtxDomainRangeEnd_impl_init_v3(cutap_c, domain, id);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, unsigned long))cutap_real[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3])(domain, id);
+    ((void (*)(void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3))(domain, id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxDomainRangePop(void *domain)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRangePop, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainRangePop(domain);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRangePop << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop))(domain);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -581,7 +581,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop))(domain);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangePop, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -595,37 +595,37 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxDomainRangePop(void *dom
 }
 CUTAP_SLOW int cutap_ct_nvtxDomainRangePop(void *domain)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangePop, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRangePop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainRangePop(domain);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop(cutap_c, domain);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop))(domain);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW int cutap_tr_nvtxDomainRangePop_impl_init_v3(void *domain)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainRangePop_impl_init_v3(domain);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRangePop_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop_impl_init_v3])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop_impl_init_v3))(domain);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -638,7 +638,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxDomainRangePop_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop_impl_init_v3])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop_impl_init_v3))(domain);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -652,38 +652,38 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxDomainRangePop_impl_init
 }
 CUTAP_SLOW int cutap_ct_nvtxDomainRangePop_impl_init_v3(void *domain)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRangePop_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainRangePop_impl_init_v3(domain);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRangePop_impl_init_v3(cutap_c, domain);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxDomainRangePop_impl_init_v3])(domain);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRangePop_impl_init_v3))(domain);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_nvtxDomainRegisterStringW(void *domain, void *string)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRegisterStringW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainRegisterStringW(domain, string);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)(uintptr_t)string;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRegisterStringW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW))(domain, string);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -696,7 +696,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW))(domain, string);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRegisterStringW, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -710,38 +710,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainRegisterStringW
 }
 CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW(void *domain, void *string)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRegisterStringW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRegisterStringW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainRegisterStringW(domain, string);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW(cutap_c, domain, string);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW))(domain, string);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void * cutap_tr_nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainRegisterStringW_impl_init_v3(domain, string);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)(uintptr_t)string;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3))(domain, string);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -754,7 +754,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainRegisterStringW
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3))(domain, string);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -768,38 +768,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainRegisterStringW
 }
 CUTAP_SLOW void * cutap_ct_nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainRegisterStringW_impl_init_v3(domain, string);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainRegisterStringW_impl_init_v3(cutap_c, domain, string);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3])(domain, string);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3))(domain, string);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainResourceDestroy(void *resource)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainResourceDestroy, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainResourceDestroy(resource);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)resource;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainResourceDestroy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy))(resource);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -811,7 +811,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy))(resource);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainResourceDestroy, cutap_c, cutap_t0, 0);
 }
@@ -827,8 +827,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainResourceDestroy(v
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy(void *resource)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainResourceDestroy, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainResourceDestroy, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainResourceDestroy(resource);
         return;
@@ -837,30 +838,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy(void *resource)
         cutap_cs_nvtxDomainResourceDestroy(cutap_c, resource);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy))(resource);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainResourceDestroy_impl_init_v3(resource);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)resource;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3))(resource);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -872,7 +872,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainResourceDestroy_i
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3))(resource);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -888,8 +888,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainResourceDestroy_i
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainResourceDestroy_impl_init_v3(resource);
         return;
@@ -898,30 +899,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
         cutap_cs_nvtxDomainResourceDestroy_impl_init_v3(cutap_c, resource);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3])(resource);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3))(resource);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3(handle);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -933,7 +933,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireFa
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -949,8 +949,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireFa
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainSyncUserAcquireFailed_impl_init_v3(handle);
         return;
@@ -959,30 +960,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *hand
         cutap_cs_nvtxDomainSyncUserAcquireFailed_impl_init_v3(cutap_c, handle);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3(handle);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -994,7 +994,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireSt
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1010,8 +1010,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireSt
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainSyncUserAcquireStart_impl_init_v3(handle);
         return;
@@ -1020,30 +1021,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handl
         cutap_cs_nvtxDomainSyncUserAcquireStart_impl_init_v3(cutap_c, handle);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(handle);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1055,7 +1055,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserAcquireSu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1071,8 +1071,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserAcquireSu
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(handle);
         return;
@@ -1081,30 +1082,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *han
         cutap_cs_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(cutap_c, handle);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void * cutap_tr_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3(domain, attribs);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)domain;
     cutap_w[1] = (uint64_t)(uintptr_t)attribs;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3])(domain, attribs);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3))(domain, attribs);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1117,7 +1117,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxDomainSyncUserCreate_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3])(domain, attribs);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3))(domain, attribs);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1131,38 +1131,38 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxDomainSyncUserCreate_
 }
 CUTAP_SLOW void * cutap_ct_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxDomainSyncUserCreate_impl_init_v3(domain, attribs);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxDomainSyncUserCreate_impl_init_v3(cutap_c, domain, attribs);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(void *, void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3])(domain, attribs);
+    void * cutap_res = ((void * (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3))(domain, attribs);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3(handle);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1174,7 +1174,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserDestroy_i
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1190,8 +1190,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserDestroy_i
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainSyncUserDestroy_impl_init_v3(handle);
         return;
@@ -1200,30 +1201,29 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
         cutap_cs_nvtxDomainSyncUserDestroy_impl_init_v3(cutap_c, handle);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3(handle);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)handle;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3))(handle);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1235,7 +1235,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxDomainSyncUserReleasing
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3))(handle);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1251,8 +1251,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxDomainSyncUserReleasing
 }
 CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxDomainSyncUserReleasing_impl_init_v3(handle);
         return;
@@ -1261,17 +1262,17 @@ CUTAP_SLOW void cutap_ct_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
         cutap_cs_nvtxDomainSyncUserReleasing_impl_init_v3(cutap_c, handle);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3])(handle);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3))(handle);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, 2);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
         return cutap_slow_nvtxEtiGetModuleFunctionTable_v3(callback_module, out_table, out_size);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
@@ -1280,14 +1281,13 @@ CUTAP_SLOW int cutap_tr_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_m
     cutap_w[2] = (uint64_t)(uintptr_t)out_size;
     cutap_w[3] = CUTAP_FP_CAP(1, 0, CUTAP_CAPS_NONE);
     cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 2u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3])(callback_module, out_table, out_size);
+    int cutap_res = ((int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3))(callback_module, out_table, out_size);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1310,7 +1310,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxEtiGetModuleFunctionTabl
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3])(callback_module, out_table, out_size);
+    int cutap_res = ((int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3))(callback_module, out_table, out_size);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1324,38 +1324,38 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxEtiGetModuleFunctionTabl
 }
 CUTAP_SLOW int cutap_ct_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxEtiGetModuleFunctionTable_v3(callback_module, out_table, out_size);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxEtiGetModuleFunctionTable_v3(cutap_c, callback_module, out_table, out_size);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(unsigned int, void *, void *))cutap_real[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3])(callback_module, out_table, out_size);
+    int cutap_res = ((int (*)(unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3))(callback_module, out_table, out_size);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3(version);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)version;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int))cutap_real[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3])(version);
+    ((void (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3))(version);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1367,7 +1367,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxEtiSetInjectionNvtxVers
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned int))cutap_real[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3])(version);
+    ((void (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3))(version);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, cutap_c, cutap_t0, 0);
 }
@@ -1383,8 +1383,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxEtiSetInjectionNvtxVers
 }
 CUTAP_SLOW void cutap_ct_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxEtiSetInjectionNvtxVersion_v3(version);
         return;
@@ -1393,29 +1394,28 @@ CUTAP_SLOW void cutap_ct_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
         cutap_cs_nvtxEtiSetInjectionNvtxVersion_v3(cutap_c, version);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int))cutap_real[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3])(version);
+    ((void (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3))(version);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void * cutap_tr_nvtxGetExportTable_v3(unsigned int exportTableId)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxGetExportTable_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxGetExportTable_v3(exportTableId);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)exportTableId;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxGetExportTable_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvtxGetExportTable_v3])(exportTableId);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxGetExportTable_v3))(exportTableId);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1428,7 +1428,7 @@ static __attribute__((noinline, cold)) void * cutap_cs_nvtxGetExportTable_v3(str
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxGetExportTable_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvtxGetExportTable_v3])(exportTableId);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxGetExportTable_v3))(exportTableId);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxGetExportTable_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1442,36 +1442,36 @@ static __attribute__((noinline, cold)) void * cutap_cu_nvtxGetExportTable_v3(uns
 }
 CUTAP_SLOW void * cutap_ct_nvtxGetExportTable_v3(unsigned int exportTableId)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxGetExportTable_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxGetExportTable_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxGetExportTable_v3(exportTableId);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxGetExportTable_v3(cutap_c, exportTableId);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    void * cutap_res = ((void * (*)(unsigned int))cutap_real[CUTAP_ID_nvtxGetExportTable_v3])(exportTableId);
+    void * cutap_res = ((void * (*)(unsigned int))CUTAP_FP_REAL(CUTAP_ID_nvtxGetExportTable_v3))(exportTableId);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxInitOnce_v3(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxInitOnce_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxInitOnce_v3();
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxInitOnce_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void))cutap_real[CUTAP_ID_nvtxInitOnce_v3])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitOnce_v3))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1483,7 +1483,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitOnce_v3(struct cuta
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitOnce_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void))cutap_real[CUTAP_ID_nvtxInitOnce_v3])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitOnce_v3))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitOnce_v3, cutap_c, cutap_t0, 0);
 }
@@ -1499,8 +1499,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxInitOnce_v3(void)
 }
 CUTAP_SLOW void cutap_ct_nvtxInitOnce_v3(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitOnce_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxInitOnce_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxInitOnce_v3();
         return;
@@ -1509,30 +1510,29 @@ CUTAP_SLOW void cutap_ct_nvtxInitOnce_v3(void)
         cutap_cs_nvtxInitOnce_v3(cutap_c);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void))cutap_real[CUTAP_ID_nvtxInitOnce_v3])();
+    ((void (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitOnce_v3))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxInitialize(void *reserved)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxInitialize, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxInitialize(reserved);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)reserved;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxInitialize << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize))(reserved);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1544,7 +1544,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize(struct cutap
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize))(reserved);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitialize, cutap_c, cutap_t0, 0);
 }
@@ -1560,8 +1560,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxInitialize(void *reserv
 }
 CUTAP_SLOW void cutap_ct_nvtxInitialize(void *reserved)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitialize, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxInitialize, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxInitialize(reserved);
         return;
@@ -1570,27 +1571,26 @@ CUTAP_SLOW void cutap_ct_nvtxInitialize(void *reserved)
         cutap_cs_nvtxInitialize(cutap_c, reserved);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize))(reserved);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxInitializeInjectionLibrary_v3(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxInitializeInjectionLibrary_v3();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxInitializeInjectionLibrary_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxInitializeInjectionLibrary_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitializeInjectionLibrary_v3))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1603,7 +1603,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxInitializeInjectionLibra
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxInitializeInjectionLibrary_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitializeInjectionLibrary_v3))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -1617,38 +1617,38 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxInitializeInjectionLibra
 }
 CUTAP_SLOW int cutap_ct_nvtxInitializeInjectionLibrary_v3(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxInitializeInjectionLibrary_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxInitializeInjectionLibrary_v3();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxInitializeInjectionLibrary_v3(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxInitializeInjectionLibrary_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxInitializeInjectionLibrary_v3))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxInitialize_impl_init_v3(void *reserved)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxInitialize_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxInitialize_impl_init_v3(reserved);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)reserved;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxInitialize_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize_impl_init_v3])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize_impl_init_v3))(reserved);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1660,7 +1660,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxInitialize_impl_init_v3
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxInitialize_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize_impl_init_v3])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize_impl_init_v3))(reserved);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxInitialize_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1676,8 +1676,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxInitialize_impl_init_v3
 }
 CUTAP_SLOW void cutap_ct_nvtxInitialize_impl_init_v3(void *reserved)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxInitialize_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxInitialize_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxInitialize_impl_init_v3(reserved);
         return;
@@ -1686,30 +1687,29 @@ CUTAP_SLOW void cutap_ct_nvtxInitialize_impl_init_v3(void *reserved)
         cutap_cs_nvtxInitialize_impl_init_v3(cutap_c, reserved);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxInitialize_impl_init_v3])(reserved);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxInitialize_impl_init_v3))(reserved);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxMarkW(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxMarkW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxMarkW(message);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxMarkW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1721,7 +1721,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW(struct cutap_coun
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxMarkW, cutap_c, cutap_t0, 0);
 }
@@ -1737,8 +1737,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxMarkW(void *message)
 }
 CUTAP_SLOW void cutap_ct_nvtxMarkW(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxMarkW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxMarkW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxMarkW(message);
         return;
@@ -1747,30 +1748,29 @@ CUTAP_SLOW void cutap_ct_nvtxMarkW(void *message)
         cutap_cs_nvtxMarkW(cutap_c, message);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxMarkW_impl_init_v3(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxMarkW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxMarkW_impl_init_v3(message);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxMarkW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW_impl_init_v3])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW_impl_init_v3))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1782,7 +1782,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxMarkW_impl_init_v3(stru
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxMarkW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW_impl_init_v3])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW_impl_init_v3))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxMarkW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1798,8 +1798,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxMarkW_impl_init_v3(void
 }
 CUTAP_SLOW void cutap_ct_nvtxMarkW_impl_init_v3(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxMarkW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxMarkW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxMarkW_impl_init_v3(message);
         return;
@@ -1808,31 +1809,30 @@ CUTAP_SLOW void cutap_ct_nvtxMarkW_impl_init_v3(void *message)
         cutap_cs_nvtxMarkW_impl_init_v3(cutap_c, message);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *))cutap_real[CUTAP_ID_nvtxMarkW_impl_init_v3])(message);
+    ((void (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxMarkW_impl_init_v3))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCategoryW(unsigned int category, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCategoryW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCategoryW(category, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)category;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCategoryW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW))(category, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1844,7 +1844,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW))(category, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCategoryW, cutap_c, cutap_t0, 0);
 }
@@ -1860,8 +1860,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCategoryW(unsigned 
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCategoryW(unsigned int category, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCategoryW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCategoryW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCategoryW(category, name);
         return;
@@ -1870,31 +1871,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCategoryW(unsigned int category, void *name)
         cutap_cs_nvtxNameCategoryW(cutap_c, category, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW))(category, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCategoryW_impl_init_v3(category, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)category;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCategoryW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW_impl_init_v3])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW_impl_init_v3))(category, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1906,7 +1906,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCategoryW_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW_impl_init_v3])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW_impl_init_v3))(category, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1922,8 +1922,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCategoryW_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCategoryW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCategoryW_impl_init_v3(category, name);
         return;
@@ -1932,31 +1933,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCategoryW_impl_init_v3(unsigned int category, v
         cutap_cs_nvtxNameCategoryW_impl_init_v3(cutap_c, category, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameCategoryW_impl_init_v3])(category, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCategoryW_impl_init_v3))(category, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClCommandQueueW_impl_init_v3(command_queue, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)command_queue;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3])(command_queue, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3))(command_queue, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -1968,7 +1968,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClCommandQueueW_imp
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3])(command_queue, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3))(command_queue, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -1984,8 +1984,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClCommandQueueW_imp
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClCommandQueueW_impl_init_v3(command_queue, name);
         return;
@@ -1994,31 +1995,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClCommandQueueW_impl_init_v3(void *command_queu
         cutap_cs_nvtxNameClCommandQueueW_impl_init_v3(cutap_c, command_queue, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3])(command_queue, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3))(command_queue, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClContextW_impl_init_v3(void *context, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClContextW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClContextW_impl_init_v3(context, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)context;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClContextW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClContextW_impl_init_v3))(context, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2030,7 +2030,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClContextW_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClContextW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClContextW_impl_init_v3))(context, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClContextW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2046,8 +2046,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClContextW_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClContextW_impl_init_v3(void *context, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClContextW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClContextW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClContextW_impl_init_v3(context, name);
         return;
@@ -2056,31 +2057,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClContextW_impl_init_v3(void *context, void *na
         cutap_cs_nvtxNameClContextW_impl_init_v3(cutap_c, context, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClContextW_impl_init_v3))(context, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClDeviceW_impl_init_v3(device, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClDeviceW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3])(device, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3))(device, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2092,7 +2092,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClDeviceW_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3])(device, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3))(device, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2108,8 +2108,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClDeviceW_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClDeviceW_impl_init_v3(device, name);
         return;
@@ -2118,31 +2119,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClDeviceW_impl_init_v3(void *device, void *name
         cutap_cs_nvtxNameClDeviceW_impl_init_v3(cutap_c, device, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3])(device, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3))(device, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClEventW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClEventW_impl_init_v3(evnt, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)evnt;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClEventW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClEventW_impl_init_v3])(evnt, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClEventW_impl_init_v3))(evnt, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2154,7 +2154,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClEventW_impl_init_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClEventW_impl_init_v3])(evnt, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClEventW_impl_init_v3))(evnt, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2170,8 +2170,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClEventW_impl_init_
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClEventW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClEventW_impl_init_v3(evnt, name);
         return;
@@ -2180,31 +2181,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
         cutap_cs_nvtxNameClEventW_impl_init_v3(cutap_c, evnt, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClEventW_impl_init_v3])(evnt, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClEventW_impl_init_v3))(evnt, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClMemObjectW_impl_init_v3(memobj, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)memobj;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3])(memobj, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3))(memobj, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2216,7 +2216,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClMemObjectW_impl_i
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3])(memobj, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3))(memobj, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2232,8 +2232,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClMemObjectW_impl_i
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClMemObjectW_impl_init_v3(memobj, name);
         return;
@@ -2242,31 +2243,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *n
         cutap_cs_nvtxNameClMemObjectW_impl_init_v3(cutap_c, memobj, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3])(memobj, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3))(memobj, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClProgramW_impl_init_v3(program, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)program;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClProgramW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClProgramW_impl_init_v3])(program, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClProgramW_impl_init_v3))(program, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2278,7 +2278,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClProgramW_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClProgramW_impl_init_v3])(program, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClProgramW_impl_init_v3))(program, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2294,8 +2294,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClProgramW_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClProgramW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClProgramW_impl_init_v3(program, name);
         return;
@@ -2304,31 +2305,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClProgramW_impl_init_v3(void *program, void *na
         cutap_cs_nvtxNameClProgramW_impl_init_v3(cutap_c, program, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClProgramW_impl_init_v3])(program, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClProgramW_impl_init_v3))(program, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameClSamplerW_impl_init_v3(sampler, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)sampler;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameClSamplerW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3])(sampler, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3))(sampler, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2340,7 +2340,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameClSamplerW_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3])(sampler, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3))(sampler, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2356,8 +2356,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameClSamplerW_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameClSamplerW_impl_init_v3(sampler, name);
         return;
@@ -2366,31 +2367,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *na
         cutap_cs_nvtxNameClSamplerW_impl_init_v3(cutap_c, sampler, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3])(sampler, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3))(sampler, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCuContextW_impl_init_v3(context, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)context;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCuContextW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuContextW_impl_init_v3))(context, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2402,7 +2402,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuContextW_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuContextW_impl_init_v3))(context, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2418,8 +2418,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuContextW_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCuContextW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCuContextW_impl_init_v3(context, name);
         return;
@@ -2428,31 +2429,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuContextW_impl_init_v3(void *context, void *na
         cutap_cs_nvtxNameCuContextW_impl_init_v3(cutap_c, context, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuContextW_impl_init_v3])(context, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuContextW_impl_init_v3))(context, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCuDeviceW_impl_init_v3(device, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3))(device, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2464,7 +2464,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuDeviceW_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3))(device, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2480,8 +2480,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuDeviceW_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCuDeviceW_impl_init_v3(device, name);
         return;
@@ -2490,31 +2491,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
         cutap_cs_nvtxNameCuDeviceW_impl_init_v3(cutap_c, device, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3))(device, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCuEventW_impl_init_v3(event, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)event;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCuEventW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuEventW_impl_init_v3))(event, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2526,7 +2526,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuEventW_impl_init_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuEventW_impl_init_v3))(event, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2542,8 +2542,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuEventW_impl_init_
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCuEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCuEventW_impl_init_v3(event, name);
         return;
@@ -2552,31 +2553,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
         cutap_cs_nvtxNameCuEventW_impl_init_v3(cutap_c, event, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuEventW_impl_init_v3))(event, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCuStreamW_impl_init_v3(stream, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)stream;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCuStreamW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3))(stream, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2588,7 +2588,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCuStreamW_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3))(stream, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2604,8 +2604,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCuStreamW_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCuStreamW_impl_init_v3(stream, name);
         return;
@@ -2614,31 +2615,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name
         cutap_cs_nvtxNameCuStreamW_impl_init_v3(cutap_c, stream, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3))(stream, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCudaDeviceW_impl_init_v3(device, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)device;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3))(device, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2650,7 +2650,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaDeviceW_impl_in
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3))(device, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2666,8 +2666,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaDeviceW_impl_in
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCudaDeviceW_impl_init_v3(device, name);
         return;
@@ -2676,31 +2677,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name
         cutap_cs_nvtxNameCudaDeviceW_impl_init_v3(cutap_c, device, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int, void *))cutap_real[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3])(device, name);
+    ((void (*)(int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3))(device, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCudaEventW_impl_init_v3(event, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)event;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCudaEventW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3))(event, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2712,7 +2712,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaEventW_impl_ini
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3))(event, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2728,8 +2728,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaEventW_impl_ini
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCudaEventW_impl_init_v3(event, name);
         return;
@@ -2738,31 +2739,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaEventW_impl_init_v3(void *event, void *name
         cutap_cs_nvtxNameCudaEventW_impl_init_v3(cutap_c, event, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3])(event, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3))(event, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameCudaStreamW_impl_init_v3(stream, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)stream;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3))(stream, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2774,7 +2774,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameCudaStreamW_impl_in
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3))(stream, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2790,8 +2790,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameCudaStreamW_impl_in
 }
 CUTAP_SLOW void cutap_ct_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameCudaStreamW_impl_init_v3(stream, name);
         return;
@@ -2800,31 +2801,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *na
         cutap_cs_nvtxNameCudaStreamW_impl_init_v3(cutap_c, stream, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(void *, void *))cutap_real[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3])(stream, name);
+    ((void (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3))(stream, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW(unsigned int threadId, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameOsThreadW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameOsThreadW(threadId, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)threadId;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameOsThreadW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW))(threadId, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2836,7 +2836,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW(struct cu
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW))(threadId, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameOsThreadW, cutap_c, cutap_t0, 0);
 }
@@ -2852,8 +2852,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameOsThreadW(unsigned 
 }
 CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW(unsigned int threadId, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameOsThreadW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameOsThreadW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameOsThreadW(threadId, name);
         return;
@@ -2862,31 +2863,30 @@ CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW(unsigned int threadId, void *name)
         cutap_cs_nvtxNameOsThreadW(cutap_c, threadId, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW))(threadId, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxNameOsThreadW_impl_init_v3(threadId, name);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)threadId;
     cutap_w[1] = (uint64_t)(uintptr_t)name;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxNameOsThreadW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3))(threadId, name);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2898,7 +2898,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxNameOsThreadW_impl_init
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3))(threadId, name);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -2914,8 +2914,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxNameOsThreadW_impl_init
 }
 CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxNameOsThreadW_impl_init_v3(threadId, name);
         return;
@@ -2924,30 +2925,29 @@ CUTAP_SLOW void cutap_ct_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, v
         cutap_cs_nvtxNameOsThreadW_impl_init_v3(cutap_c, threadId, name);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned int, void *))cutap_real[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3])(threadId, name);
+    ((void (*)(unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3))(threadId, name);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxRangeEnd(unsigned long id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangeEnd, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxRangeEnd(id);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)id;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangeEnd << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd))(id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -2959,7 +2959,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd(struct cutap_c
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd))(id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeEnd, cutap_c, cutap_t0, 0);
 }
@@ -2975,8 +2975,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxRangeEnd(unsigned long 
 }
 CUTAP_SLOW void cutap_ct_nvtxRangeEnd(unsigned long id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeEnd, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangeEnd, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxRangeEnd(id);
         return;
@@ -2985,30 +2986,29 @@ CUTAP_SLOW void cutap_ct_nvtxRangeEnd(unsigned long id)
         cutap_cs_nvtxRangeEnd(cutap_c, id);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd))(id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW void cutap_tr_nvtxRangeEnd_impl_init_v3(unsigned long id)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangeEnd_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxRangeEnd_impl_init_v3(id);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)id;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangeEnd_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd_impl_init_v3])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd_impl_init_v3))(id);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3020,7 +3020,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxRangeEnd_impl_init_v3(s
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeEnd_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd_impl_init_v3])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd_impl_init_v3))(id);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeEnd_impl_init_v3, cutap_c, cutap_t0, 0);
 }
@@ -3036,8 +3036,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxRangeEnd_impl_init_v3(u
 }
 CUTAP_SLOW void cutap_ct_nvtxRangeEnd_impl_init_v3(unsigned long id)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeEnd_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangeEnd_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxRangeEnd_impl_init_v3(id);
         return;
@@ -3046,27 +3047,26 @@ CUTAP_SLOW void cutap_ct_nvtxRangeEnd_impl_init_v3(unsigned long id)
         cutap_cs_nvtxRangeEnd_impl_init_v3(cutap_c, id);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(unsigned long))cutap_real[CUTAP_ID_nvtxRangeEnd_impl_init_v3])(id);
+    ((void (*)(unsigned long))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeEnd_impl_init_v3))(id);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }
 CUTAP_SLOW int cutap_tr_nvtxRangePop(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangePop, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangePop();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangePop << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3079,7 +3079,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop(struct cutap_co
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePop, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3093,35 +3093,35 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePop(void)
 }
 CUTAP_SLOW int cutap_ct_nvtxRangePop(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePop, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangePop, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangePop();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW int cutap_tr_nvtxRangePop_impl_init_v3(void)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangePop_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangePop_impl_init_v3();
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 0u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangePop_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop_impl_init_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop_impl_init_v3))();
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3134,7 +3134,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePop_impl_init_v3(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePop_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop_impl_init_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop_impl_init_v3))();
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePop_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3148,37 +3148,37 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePop_impl_init_v3(vo
 }
 CUTAP_SLOW int cutap_ct_nvtxRangePop_impl_init_v3(void)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePop_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangePop_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangePop_impl_init_v3();
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePop_impl_init_v3(cutap_c);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void))cutap_real[CUTAP_ID_nvtxRangePop_impl_init_v3])();
+    int cutap_res = ((int (*)(void))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePop_impl_init_v3))();
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW int cutap_tr_nvtxRangePushW(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangePushW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangePushW(message);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangePushW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3191,7 +3191,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW(struct cutap_
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePushW, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3205,37 +3205,37 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePushW(void *message
 }
 CUTAP_SLOW int cutap_ct_nvtxRangePushW(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePushW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangePushW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangePushW(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW(cutap_c, message);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW int cutap_tr_nvtxRangePushW_impl_init_v3(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangePushW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangePushW_impl_init_v3(message);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangePushW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW_impl_init_v3])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW_impl_init_v3))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3248,7 +3248,7 @@ static __attribute__((noinline, cold)) int cutap_cs_nvtxRangePushW_impl_init_v3(
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangePushW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW_impl_init_v3])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW_impl_init_v3))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangePushW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3262,37 +3262,37 @@ static __attribute__((noinline, cold)) int cutap_cu_nvtxRangePushW_impl_init_v3(
 }
 CUTAP_SLOW int cutap_ct_nvtxRangePushW_impl_init_v3(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangePushW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangePushW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangePushW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangePushW_impl_init_v3(cutap_c, message);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    int cutap_res = ((int (*)(void *))cutap_real[CUTAP_ID_nvtxRangePushW_impl_init_v3])(message);
+    int cutap_res = ((int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangePushW_impl_init_v3))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_nvtxRangeStartW(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangeStartW, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangeStartW(message);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangeStartW << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3305,7 +3305,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW(st
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeStartW, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3319,37 +3319,37 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_nvtxRangeStartW(vo
 }
 CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeStartW, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangeStartW, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangeStartW(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW(cutap_c, message);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW unsigned long cutap_tr_nvtxRangeStartW_impl_init_v3(void *message)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxRangeStartW_impl_init_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         return cutap_slow_nvtxRangeStartW_impl_init_v3(message);
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(uintptr_t)message;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxRangeStartW_impl_init_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW_impl_init_v3])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW_impl_init_v3))(message);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3362,7 +3362,7 @@ static __attribute__((noinline, cold)) unsigned long cutap_cs_nvtxRangeStartW_im
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxRangeStartW_impl_init_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW_impl_init_v3])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW_impl_init_v3))(message);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxRangeStartW_impl_init_v3, cutap_c, cutap_t0, 0);
     return cutap_res;
@@ -3376,38 +3376,38 @@ static __attribute__((noinline, cold)) unsigned long cutap_cu_nvtxRangeStartW_im
 }
 CUTAP_SLOW unsigned long cutap_ct_nvtxRangeStartW_impl_init_v3(void *message)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxRangeStartW_impl_init_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxRangeStartW_impl_init_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         return cutap_cu_nvtxRangeStartW_impl_init_v3(message);
     }
     if (__builtin_expect(cutap_how == 2, 0))
         return cutap_cs_nvtxRangeStartW_impl_init_v3(cutap_c, message);
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    unsigned long cutap_res = ((unsigned long (*)(void *))cutap_real[CUTAP_ID_nvtxRangeStartW_impl_init_v3])(message);
+    unsigned long cutap_res = ((unsigned long (*)(void *))CUTAP_FP_REAL(CUTAP_ID_nvtxRangeStartW_impl_init_v3))(message);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
     return cutap_res;
 }
 CUTAP_SLOW void cutap_tr_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
 {
-    struct cutap_rec_call *cutap_r = cutap_fp_reserve(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, 1);
-    if (__builtin_expect(!cutap_r, 0)) {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
         cutap_slow_nvtxSetInitFunctionsToNoops_v3(forceAllToNoops);
         return;
     }
     uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
     cutap_w[0] = (uint64_t)(int64_t)forceAllToNoops;
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
     memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(CUTAP_RF_NOSTATUS) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_nvtxSetInitFunctionsToNoops_v3 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int))cutap_real[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3])(forceAllToNoops);
+    ((void (*)(int))CUTAP_FP_REAL(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3))(forceAllToNoops);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
@@ -3419,7 +3419,7 @@ static __attribute__((noinline, cold)) void cutap_cs_nvtxSetInitFunctionsToNoops
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, cutap_c);
     struct cutap_thread *cutap_t = &cutap_tls;
     cutap_t->depth++;
-    ((void (*)(int))cutap_real[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3])(forceAllToNoops);
+    ((void (*)(int))CUTAP_FP_REAL(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3))(forceAllToNoops);
     cutap_t->depth--;
     cutap_fp_sample_end(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, cutap_c, cutap_t0, 0);
 }
@@ -3435,8 +3435,9 @@ static __attribute__((noinline, cold)) void cutap_cu_nvtxSetInitFunctionsToNoops
 }
 CUTAP_SLOW void cutap_ct_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
 {
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
     struct cutap_counter *cutap_c;
-    int cutap_how = cutap_fp_counter(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, &cutap_c);
+    int cutap_how = cutap_fp_counter(cutap_t, CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, &cutap_c);
     if (__builtin_expect(!cutap_how, 0)) {
         cutap_cu_nvtxSetInitFunctionsToNoops_v3(forceAllToNoops);
         return;
@@ -3445,10 +3446,9 @@ CUTAP_SLOW void cutap_ct_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
         cutap_cs_nvtxSetInitFunctionsToNoops_v3(cutap_c, forceAllToNoops);
         return;
     }
-    struct cutap_thread *cutap_t = &cutap_tls;
     uint32_t cutap_d = cutap_t->depth;
     cutap_t->depth = cutap_d + 1;
-    ((void (*)(int))cutap_real[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3])(forceAllToNoops);
+    ((void (*)(int))CUTAP_FP_REAL(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3))(forceAllToNoops);
     cutap_t->depth = cutap_d;
     cutap_fp_count(cutap_c, 0);
 }

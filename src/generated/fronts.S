@@ -21,7 +21,7 @@ cuArray3DCreate:
 	.p2align 4
 cuArray3DCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+8(%rip), %r11
+	movq cutap_front_hot+16(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35,7 +35,7 @@ cuArray3DCreate_v2:
 	.p2align 4
 cuArray3DGetDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16(%rip), %r11
+	movq cutap_front_hot+32(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49,7 +49,7 @@ cuArray3DGetDescriptor:
 	.p2align 4
 cuArray3DGetDescriptor_v2:
 	.cfi_startproc
-	movq cutap_front_hot+24(%rip), %r11
+	movq cutap_front_hot+48(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -63,7 +63,7 @@ cuArray3DGetDescriptor_v2:
 	.p2align 4
 cuArrayCreate:
 	.cfi_startproc
-	movq cutap_front_hot+32(%rip), %r11
+	movq cutap_front_hot+64(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -77,7 +77,7 @@ cuArrayCreate:
 	.p2align 4
 cuArrayCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+40(%rip), %r11
+	movq cutap_front_hot+80(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -91,7 +91,7 @@ cuArrayCreate_v2:
 	.p2align 4
 cuArrayDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+48(%rip), %r11
+	movq cutap_front_hot+96(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -105,7 +105,7 @@ cuArrayDestroy:
 	.p2align 4
 cuArrayGetDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+56(%rip), %r11
+	movq cutap_front_hot+112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -119,7 +119,7 @@ cuArrayGetDescriptor:
 	.p2align 4
 cuArrayGetDescriptor_v2:
 	.cfi_startproc
-	movq cutap_front_hot+64(%rip), %r11
+	movq cutap_front_hot+128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -133,7 +133,7 @@ cuArrayGetDescriptor_v2:
 	.p2align 4
 cuArrayGetMemoryRequirements:
 	.cfi_startproc
-	movq cutap_front_hot+72(%rip), %r11
+	movq cutap_front_hot+144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -147,7 +147,7 @@ cuArrayGetMemoryRequirements:
 	.p2align 4
 cuArrayGetPlane:
 	.cfi_startproc
-	movq cutap_front_hot+80(%rip), %r11
+	movq cutap_front_hot+160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -161,7 +161,7 @@ cuArrayGetPlane:
 	.p2align 4
 cuArrayGetSparseProperties:
 	.cfi_startproc
-	movq cutap_front_hot+88(%rip), %r11
+	movq cutap_front_hot+176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -175,7 +175,7 @@ cuArrayGetSparseProperties:
 	.p2align 4
 cuCheckpointProcessCheckpoint:
 	.cfi_startproc
-	movq cutap_front_hot+96(%rip), %r11
+	movq cutap_front_hot+192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -189,7 +189,7 @@ cuCheckpointProcessCheckpoint:
 	.p2align 4
 cuCheckpointProcessGetRestoreThreadId:
 	.cfi_startproc
-	movq cutap_front_hot+104(%rip), %r11
+	movq cutap_front_hot+208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -203,7 +203,7 @@ cuCheckpointProcessGetRestoreThreadId:
 	.p2align 4
 cuCheckpointProcessGetState:
 	.cfi_startproc
-	movq cutap_front_hot+112(%rip), %r11
+	movq cutap_front_hot+224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -217,7 +217,7 @@ cuCheckpointProcessGetState:
 	.p2align 4
 cuCheckpointProcessLock:
 	.cfi_startproc
-	movq cutap_front_hot+120(%rip), %r11
+	movq cutap_front_hot+240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -231,7 +231,7 @@ cuCheckpointProcessLock:
 	.p2align 4
 cuCheckpointProcessRestore:
 	.cfi_startproc
-	movq cutap_front_hot+128(%rip), %r11
+	movq cutap_front_hot+256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -245,7 +245,7 @@ cuCheckpointProcessRestore:
 	.p2align 4
 cuCheckpointProcessUnlock:
 	.cfi_startproc
-	movq cutap_front_hot+136(%rip), %r11
+	movq cutap_front_hot+272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -259,7 +259,7 @@ cuCheckpointProcessUnlock:
 	.p2align 4
 cuCoredumpGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+144(%rip), %r11
+	movq cutap_front_hot+288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -273,7 +273,7 @@ cuCoredumpGetAttribute:
 	.p2align 4
 cuCoredumpGetAttributeGlobal:
 	.cfi_startproc
-	movq cutap_front_hot+152(%rip), %r11
+	movq cutap_front_hot+304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -287,7 +287,7 @@ cuCoredumpGetAttributeGlobal:
 	.p2align 4
 cuCoredumpSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+160(%rip), %r11
+	movq cutap_front_hot+320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -301,7 +301,7 @@ cuCoredumpSetAttribute:
 	.p2align 4
 cuCoredumpSetAttributeGlobal:
 	.cfi_startproc
-	movq cutap_front_hot+168(%rip), %r11
+	movq cutap_front_hot+336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -315,7 +315,7 @@ cuCoredumpSetAttributeGlobal:
 	.p2align 4
 cuCtxAttach:
 	.cfi_startproc
-	movq cutap_front_hot+176(%rip), %r11
+	movq cutap_front_hot+352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -329,7 +329,7 @@ cuCtxAttach:
 	.p2align 4
 cuCtxCreate:
 	.cfi_startproc
-	movq cutap_front_hot+184(%rip), %r11
+	movq cutap_front_hot+368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -343,7 +343,7 @@ cuCtxCreate:
 	.p2align 4
 cuCtxCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+192(%rip), %r11
+	movq cutap_front_hot+384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -357,7 +357,7 @@ cuCtxCreate_v2:
 	.p2align 4
 cuCtxCreate_v3:
 	.cfi_startproc
-	movq cutap_front_hot+200(%rip), %r11
+	movq cutap_front_hot+400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -371,7 +371,7 @@ cuCtxCreate_v3:
 	.p2align 4
 cuCtxCreate_v4:
 	.cfi_startproc
-	movq cutap_front_hot+208(%rip), %r11
+	movq cutap_front_hot+416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -385,7 +385,7 @@ cuCtxCreate_v4:
 	.p2align 4
 cuCtxDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+216(%rip), %r11
+	movq cutap_front_hot+432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -399,7 +399,7 @@ cuCtxDestroy:
 	.p2align 4
 cuCtxDestroy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+224(%rip), %r11
+	movq cutap_front_hot+448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -413,7 +413,7 @@ cuCtxDestroy_v2:
 	.p2align 4
 cuCtxDetach:
 	.cfi_startproc
-	movq cutap_front_hot+232(%rip), %r11
+	movq cutap_front_hot+464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -427,7 +427,7 @@ cuCtxDetach:
 	.p2align 4
 cuCtxDisablePeerAccess:
 	.cfi_startproc
-	movq cutap_front_hot+240(%rip), %r11
+	movq cutap_front_hot+480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -441,7 +441,7 @@ cuCtxDisablePeerAccess:
 	.p2align 4
 cuCtxEnablePeerAccess:
 	.cfi_startproc
-	movq cutap_front_hot+248(%rip), %r11
+	movq cutap_front_hot+496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -455,7 +455,7 @@ cuCtxEnablePeerAccess:
 	.p2align 4
 cuCtxFromGreenCtx:
 	.cfi_startproc
-	movq cutap_front_hot+256(%rip), %r11
+	movq cutap_front_hot+512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -469,7 +469,7 @@ cuCtxFromGreenCtx:
 	.p2align 4
 cuCtxGetApiVersion:
 	.cfi_startproc
-	movq cutap_front_hot+264(%rip), %r11
+	movq cutap_front_hot+528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -483,7 +483,7 @@ cuCtxGetApiVersion:
 	.p2align 4
 cuCtxGetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+272(%rip), %r11
+	movq cutap_front_hot+544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -497,7 +497,7 @@ cuCtxGetCacheConfig:
 	.p2align 4
 cuCtxGetCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+280(%rip), %r11
+	movq cutap_front_hot+560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -511,7 +511,7 @@ cuCtxGetCurrent:
 	.p2align 4
 cuCtxGetDevResource:
 	.cfi_startproc
-	movq cutap_front_hot+288(%rip), %r11
+	movq cutap_front_hot+576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -525,7 +525,7 @@ cuCtxGetDevResource:
 	.p2align 4
 cuCtxGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+296(%rip), %r11
+	movq cutap_front_hot+592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -539,7 +539,7 @@ cuCtxGetDevice:
 	.p2align 4
 cuCtxGetDevice_v2:
 	.cfi_startproc
-	movq cutap_front_hot+304(%rip), %r11
+	movq cutap_front_hot+608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -553,7 +553,7 @@ cuCtxGetDevice_v2:
 	.p2align 4
 cuCtxGetExecAffinity:
 	.cfi_startproc
-	movq cutap_front_hot+312(%rip), %r11
+	movq cutap_front_hot+624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -567,7 +567,7 @@ cuCtxGetExecAffinity:
 	.p2align 4
 cuCtxGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+320(%rip), %r11
+	movq cutap_front_hot+640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -581,7 +581,7 @@ cuCtxGetFlags:
 	.p2align 4
 cuCtxGetId:
 	.cfi_startproc
-	movq cutap_front_hot+328(%rip), %r11
+	movq cutap_front_hot+656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -595,7 +595,7 @@ cuCtxGetId:
 	.p2align 4
 cuCtxGetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+336(%rip), %r11
+	movq cutap_front_hot+672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -609,7 +609,7 @@ cuCtxGetLimit:
 	.p2align 4
 cuCtxGetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+344(%rip), %r11
+	movq cutap_front_hot+688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -623,7 +623,7 @@ cuCtxGetSharedMemConfig:
 	.p2align 4
 cuCtxGetStreamPriorityRange:
 	.cfi_startproc
-	movq cutap_front_hot+352(%rip), %r11
+	movq cutap_front_hot+704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -637,7 +637,7 @@ cuCtxGetStreamPriorityRange:
 	.p2align 4
 cuCtxPopCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+360(%rip), %r11
+	movq cutap_front_hot+720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -651,7 +651,7 @@ cuCtxPopCurrent:
 	.p2align 4
 cuCtxPopCurrent_v2:
 	.cfi_startproc
-	movq cutap_front_hot+368(%rip), %r11
+	movq cutap_front_hot+736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -665,7 +665,7 @@ cuCtxPopCurrent_v2:
 	.p2align 4
 cuCtxPushCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+376(%rip), %r11
+	movq cutap_front_hot+752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -679,7 +679,7 @@ cuCtxPushCurrent:
 	.p2align 4
 cuCtxPushCurrent_v2:
 	.cfi_startproc
-	movq cutap_front_hot+384(%rip), %r11
+	movq cutap_front_hot+768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -693,7 +693,7 @@ cuCtxPushCurrent_v2:
 	.p2align 4
 cuCtxRecordEvent:
 	.cfi_startproc
-	movq cutap_front_hot+392(%rip), %r11
+	movq cutap_front_hot+784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -707,7 +707,7 @@ cuCtxRecordEvent:
 	.p2align 4
 cuCtxResetPersistingL2Cache:
 	.cfi_startproc
-	movq cutap_front_hot+400(%rip), %r11
+	movq cutap_front_hot+800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -721,7 +721,7 @@ cuCtxResetPersistingL2Cache:
 	.p2align 4
 cuCtxSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+408(%rip), %r11
+	movq cutap_front_hot+816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -735,7 +735,7 @@ cuCtxSetCacheConfig:
 	.p2align 4
 cuCtxSetCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+416(%rip), %r11
+	movq cutap_front_hot+832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -749,7 +749,7 @@ cuCtxSetCurrent:
 	.p2align 4
 cuCtxSetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+424(%rip), %r11
+	movq cutap_front_hot+848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -763,7 +763,7 @@ cuCtxSetFlags:
 	.p2align 4
 cuCtxSetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+432(%rip), %r11
+	movq cutap_front_hot+864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -777,7 +777,7 @@ cuCtxSetLimit:
 	.p2align 4
 cuCtxSetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+440(%rip), %r11
+	movq cutap_front_hot+880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -791,7 +791,7 @@ cuCtxSetSharedMemConfig:
 	.p2align 4
 cuCtxSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+448(%rip), %r11
+	movq cutap_front_hot+896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -805,7 +805,7 @@ cuCtxSynchronize:
 	.p2align 4
 cuCtxSynchronize_v2:
 	.cfi_startproc
-	movq cutap_front_hot+456(%rip), %r11
+	movq cutap_front_hot+912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -819,7 +819,7 @@ cuCtxSynchronize_v2:
 	.p2align 4
 cuCtxWaitEvent:
 	.cfi_startproc
-	movq cutap_front_hot+464(%rip), %r11
+	movq cutap_front_hot+928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -833,7 +833,7 @@ cuCtxWaitEvent:
 	.p2align 4
 cuDestroyExternalMemory:
 	.cfi_startproc
-	movq cutap_front_hot+472(%rip), %r11
+	movq cutap_front_hot+944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -847,7 +847,7 @@ cuDestroyExternalMemory:
 	.p2align 4
 cuDestroyExternalSemaphore:
 	.cfi_startproc
-	movq cutap_front_hot+480(%rip), %r11
+	movq cutap_front_hot+960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -861,7 +861,7 @@ cuDestroyExternalSemaphore:
 	.p2align 4
 cuDevResourceGenerateDesc:
 	.cfi_startproc
-	movq cutap_front_hot+488(%rip), %r11
+	movq cutap_front_hot+976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -875,7 +875,7 @@ cuDevResourceGenerateDesc:
 	.p2align 4
 cuDevSmResourceSplitByCount:
 	.cfi_startproc
-	movq cutap_front_hot+496(%rip), %r11
+	movq cutap_front_hot+992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -889,7 +889,7 @@ cuDevSmResourceSplitByCount:
 	.p2align 4
 cuDeviceCanAccessPeer:
 	.cfi_startproc
-	movq cutap_front_hot+504(%rip), %r11
+	movq cutap_front_hot+1008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -903,7 +903,7 @@ cuDeviceCanAccessPeer:
 	.p2align 4
 cuDeviceComputeCapability:
 	.cfi_startproc
-	movq cutap_front_hot+512(%rip), %r11
+	movq cutap_front_hot+1024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -917,7 +917,7 @@ cuDeviceComputeCapability:
 	.p2align 4
 cuDeviceGet:
 	.cfi_startproc
-	movq cutap_front_hot+520(%rip), %r11
+	movq cutap_front_hot+1040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -931,7 +931,7 @@ cuDeviceGet:
 	.p2align 4
 cuDeviceGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+528(%rip), %r11
+	movq cutap_front_hot+1056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -945,7 +945,7 @@ cuDeviceGetAttribute:
 	.p2align 4
 cuDeviceGetByPCIBusId:
 	.cfi_startproc
-	movq cutap_front_hot+536(%rip), %r11
+	movq cutap_front_hot+1072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -959,7 +959,7 @@ cuDeviceGetByPCIBusId:
 	.p2align 4
 cuDeviceGetCount:
 	.cfi_startproc
-	movq cutap_front_hot+544(%rip), %r11
+	movq cutap_front_hot+1088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -973,7 +973,7 @@ cuDeviceGetCount:
 	.p2align 4
 cuDeviceGetDefaultMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+552(%rip), %r11
+	movq cutap_front_hot+1104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -987,7 +987,7 @@ cuDeviceGetDefaultMemPool:
 	.p2align 4
 cuDeviceGetDevResource:
 	.cfi_startproc
-	movq cutap_front_hot+560(%rip), %r11
+	movq cutap_front_hot+1120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1001,7 +1001,7 @@ cuDeviceGetDevResource:
 	.p2align 4
 cuDeviceGetExecAffinitySupport:
 	.cfi_startproc
-	movq cutap_front_hot+568(%rip), %r11
+	movq cutap_front_hot+1136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1015,7 +1015,7 @@ cuDeviceGetExecAffinitySupport:
 	.p2align 4
 cuDeviceGetGraphMemAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+576(%rip), %r11
+	movq cutap_front_hot+1152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1029,7 +1029,7 @@ cuDeviceGetGraphMemAttribute:
 	.p2align 4
 cuDeviceGetHostAtomicCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+584(%rip), %r11
+	movq cutap_front_hot+1168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1043,7 +1043,7 @@ cuDeviceGetHostAtomicCapabilities:
 	.p2align 4
 cuDeviceGetLuid:
 	.cfi_startproc
-	movq cutap_front_hot+592(%rip), %r11
+	movq cutap_front_hot+1184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1057,7 +1057,7 @@ cuDeviceGetLuid:
 	.p2align 4
 cuDeviceGetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+600(%rip), %r11
+	movq cutap_front_hot+1200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1071,7 +1071,7 @@ cuDeviceGetMemPool:
 	.p2align 4
 cuDeviceGetName:
 	.cfi_startproc
-	movq cutap_front_hot+608(%rip), %r11
+	movq cutap_front_hot+1216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1085,7 +1085,7 @@ cuDeviceGetName:
 	.p2align 4
 cuDeviceGetNvSciSyncAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+616(%rip), %r11
+	movq cutap_front_hot+1232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1099,7 +1099,7 @@ cuDeviceGetNvSciSyncAttributes:
 	.p2align 4
 cuDeviceGetP2PAtomicCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+624(%rip), %r11
+	movq cutap_front_hot+1248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1113,7 +1113,7 @@ cuDeviceGetP2PAtomicCapabilities:
 	.p2align 4
 cuDeviceGetP2PAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+632(%rip), %r11
+	movq cutap_front_hot+1264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1127,7 +1127,7 @@ cuDeviceGetP2PAttribute:
 	.p2align 4
 cuDeviceGetPCIBusId:
 	.cfi_startproc
-	movq cutap_front_hot+640(%rip), %r11
+	movq cutap_front_hot+1280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1141,7 +1141,7 @@ cuDeviceGetPCIBusId:
 	.p2align 4
 cuDeviceGetProperties:
 	.cfi_startproc
-	movq cutap_front_hot+648(%rip), %r11
+	movq cutap_front_hot+1296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1155,7 +1155,7 @@ cuDeviceGetProperties:
 	.p2align 4
 cuDeviceGetTexture1DLinearMaxWidth:
 	.cfi_startproc
-	movq cutap_front_hot+656(%rip), %r11
+	movq cutap_front_hot+1312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1169,7 +1169,7 @@ cuDeviceGetTexture1DLinearMaxWidth:
 	.p2align 4
 cuDeviceGetUuid:
 	.cfi_startproc
-	movq cutap_front_hot+664(%rip), %r11
+	movq cutap_front_hot+1328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1183,7 +1183,7 @@ cuDeviceGetUuid:
 	.p2align 4
 cuDeviceGetUuid_v2:
 	.cfi_startproc
-	movq cutap_front_hot+672(%rip), %r11
+	movq cutap_front_hot+1344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1197,7 +1197,7 @@ cuDeviceGetUuid_v2:
 	.p2align 4
 cuDeviceGraphMemTrim:
 	.cfi_startproc
-	movq cutap_front_hot+680(%rip), %r11
+	movq cutap_front_hot+1360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1211,7 +1211,7 @@ cuDeviceGraphMemTrim:
 	.p2align 4
 cuDevicePrimaryCtxGetState:
 	.cfi_startproc
-	movq cutap_front_hot+688(%rip), %r11
+	movq cutap_front_hot+1376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1225,7 +1225,7 @@ cuDevicePrimaryCtxGetState:
 	.p2align 4
 cuDevicePrimaryCtxRelease:
 	.cfi_startproc
-	movq cutap_front_hot+696(%rip), %r11
+	movq cutap_front_hot+1392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1239,7 +1239,7 @@ cuDevicePrimaryCtxRelease:
 	.p2align 4
 cuDevicePrimaryCtxRelease_v2:
 	.cfi_startproc
-	movq cutap_front_hot+704(%rip), %r11
+	movq cutap_front_hot+1408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1253,7 +1253,7 @@ cuDevicePrimaryCtxRelease_v2:
 	.p2align 4
 cuDevicePrimaryCtxReset:
 	.cfi_startproc
-	movq cutap_front_hot+712(%rip), %r11
+	movq cutap_front_hot+1424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1267,7 +1267,7 @@ cuDevicePrimaryCtxReset:
 	.p2align 4
 cuDevicePrimaryCtxReset_v2:
 	.cfi_startproc
-	movq cutap_front_hot+720(%rip), %r11
+	movq cutap_front_hot+1440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1281,7 +1281,7 @@ cuDevicePrimaryCtxReset_v2:
 	.p2align 4
 cuDevicePrimaryCtxRetain:
 	.cfi_startproc
-	movq cutap_front_hot+728(%rip), %r11
+	movq cutap_front_hot+1456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1295,7 +1295,7 @@ cuDevicePrimaryCtxRetain:
 	.p2align 4
 cuDevicePrimaryCtxSetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+736(%rip), %r11
+	movq cutap_front_hot+1472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1309,7 +1309,7 @@ cuDevicePrimaryCtxSetFlags:
 	.p2align 4
 cuDevicePrimaryCtxSetFlags_v2:
 	.cfi_startproc
-	movq cutap_front_hot+744(%rip), %r11
+	movq cutap_front_hot+1488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1323,7 +1323,7 @@ cuDevicePrimaryCtxSetFlags_v2:
 	.p2align 4
 cuDeviceRegisterAsyncNotification:
 	.cfi_startproc
-	movq cutap_front_hot+752(%rip), %r11
+	movq cutap_front_hot+1504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1337,7 +1337,7 @@ cuDeviceRegisterAsyncNotification:
 	.p2align 4
 cuDeviceSetGraphMemAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+760(%rip), %r11
+	movq cutap_front_hot+1520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1351,7 +1351,7 @@ cuDeviceSetGraphMemAttribute:
 	.p2align 4
 cuDeviceSetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+768(%rip), %r11
+	movq cutap_front_hot+1536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1365,7 +1365,7 @@ cuDeviceSetMemPool:
 	.p2align 4
 cuDeviceTotalMem:
 	.cfi_startproc
-	movq cutap_front_hot+776(%rip), %r11
+	movq cutap_front_hot+1552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1379,7 +1379,7 @@ cuDeviceTotalMem:
 	.p2align 4
 cuDeviceTotalMem_v2:
 	.cfi_startproc
-	movq cutap_front_hot+784(%rip), %r11
+	movq cutap_front_hot+1568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1393,7 +1393,7 @@ cuDeviceTotalMem_v2:
 	.p2align 4
 cuDeviceUnregisterAsyncNotification:
 	.cfi_startproc
-	movq cutap_front_hot+792(%rip), %r11
+	movq cutap_front_hot+1584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1407,7 +1407,7 @@ cuDeviceUnregisterAsyncNotification:
 	.p2align 4
 cuDriverGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+800(%rip), %r11
+	movq cutap_front_hot+1600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1421,7 +1421,7 @@ cuDriverGetVersion:
 	.p2align 4
 cuEGLApiInit:
 	.cfi_startproc
-	movq cutap_front_hot+808(%rip), %r11
+	movq cutap_front_hot+1616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1435,7 +1435,7 @@ cuEGLApiInit:
 	.p2align 4
 cuEGLStreamConsumerAcquireFrame:
 	.cfi_startproc
-	movq cutap_front_hot+816(%rip), %r11
+	movq cutap_front_hot+1632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1449,7 +1449,7 @@ cuEGLStreamConsumerAcquireFrame:
 	.p2align 4
 cuEGLStreamConsumerConnect:
 	.cfi_startproc
-	movq cutap_front_hot+824(%rip), %r11
+	movq cutap_front_hot+1648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1463,7 +1463,7 @@ cuEGLStreamConsumerConnect:
 	.p2align 4
 cuEGLStreamConsumerConnectWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+832(%rip), %r11
+	movq cutap_front_hot+1664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1477,7 +1477,7 @@ cuEGLStreamConsumerConnectWithFlags:
 	.p2align 4
 cuEGLStreamConsumerDisconnect:
 	.cfi_startproc
-	movq cutap_front_hot+840(%rip), %r11
+	movq cutap_front_hot+1680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1491,7 +1491,7 @@ cuEGLStreamConsumerDisconnect:
 	.p2align 4
 cuEGLStreamConsumerReleaseFrame:
 	.cfi_startproc
-	movq cutap_front_hot+848(%rip), %r11
+	movq cutap_front_hot+1696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1505,7 +1505,7 @@ cuEGLStreamConsumerReleaseFrame:
 	.p2align 4
 cuEGLStreamProducerConnect:
 	.cfi_startproc
-	movq cutap_front_hot+856(%rip), %r11
+	movq cutap_front_hot+1712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1519,7 +1519,7 @@ cuEGLStreamProducerConnect:
 	.p2align 4
 cuEGLStreamProducerDisconnect:
 	.cfi_startproc
-	movq cutap_front_hot+864(%rip), %r11
+	movq cutap_front_hot+1728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1533,7 +1533,7 @@ cuEGLStreamProducerDisconnect:
 	.p2align 4
 cuEGLStreamProducerPresentFrame:
 	.cfi_startproc
-	movq cutap_front_hot+872(%rip), %r11
+	movq cutap_front_hot+1744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1547,7 +1547,7 @@ cuEGLStreamProducerPresentFrame:
 	.p2align 4
 cuEGLStreamProducerReturnFrame:
 	.cfi_startproc
-	movq cutap_front_hot+880(%rip), %r11
+	movq cutap_front_hot+1760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1561,7 +1561,7 @@ cuEGLStreamProducerReturnFrame:
 	.p2align 4
 cuEventCreate:
 	.cfi_startproc
-	movq cutap_front_hot+888(%rip), %r11
+	movq cutap_front_hot+1776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1575,7 +1575,7 @@ cuEventCreate:
 	.p2align 4
 cuEventCreateFromEGLSync:
 	.cfi_startproc
-	movq cutap_front_hot+896(%rip), %r11
+	movq cutap_front_hot+1792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1589,7 +1589,7 @@ cuEventCreateFromEGLSync:
 	.p2align 4
 cuEventDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+904(%rip), %r11
+	movq cutap_front_hot+1808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1603,7 +1603,7 @@ cuEventDestroy:
 	.p2align 4
 cuEventDestroy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+912(%rip), %r11
+	movq cutap_front_hot+1824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1617,7 +1617,7 @@ cuEventDestroy_v2:
 	.p2align 4
 cuEventElapsedTime:
 	.cfi_startproc
-	movq cutap_front_hot+920(%rip), %r11
+	movq cutap_front_hot+1840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1631,7 +1631,7 @@ cuEventElapsedTime:
 	.p2align 4
 cuEventElapsedTime_v2:
 	.cfi_startproc
-	movq cutap_front_hot+928(%rip), %r11
+	movq cutap_front_hot+1856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1645,7 +1645,7 @@ cuEventElapsedTime_v2:
 	.p2align 4
 cuEventQuery:
 	.cfi_startproc
-	movq cutap_front_hot+936(%rip), %r11
+	movq cutap_front_hot+1872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1659,7 +1659,7 @@ cuEventQuery:
 	.p2align 4
 cuEventRecord:
 	.cfi_startproc
-	movq cutap_front_hot+944(%rip), %r11
+	movq cutap_front_hot+1888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1673,7 +1673,7 @@ cuEventRecord:
 	.p2align 4
 cuEventRecordWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+952(%rip), %r11
+	movq cutap_front_hot+1904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1687,7 +1687,7 @@ cuEventRecordWithFlags:
 	.p2align 4
 cuEventRecordWithFlags_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+960(%rip), %r11
+	movq cutap_front_hot+1920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1701,7 +1701,7 @@ cuEventRecordWithFlags_ptsz:
 	.p2align 4
 cuEventRecord_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+968(%rip), %r11
+	movq cutap_front_hot+1936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1715,7 +1715,7 @@ cuEventRecord_ptsz:
 	.p2align 4
 cuEventSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+976(%rip), %r11
+	movq cutap_front_hot+1952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1729,7 +1729,7 @@ cuEventSynchronize:
 	.p2align 4
 cuExternalMemoryGetMappedBuffer:
 	.cfi_startproc
-	movq cutap_front_hot+984(%rip), %r11
+	movq cutap_front_hot+1968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1743,7 +1743,7 @@ cuExternalMemoryGetMappedBuffer:
 	.p2align 4
 cuExternalMemoryGetMappedMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+992(%rip), %r11
+	movq cutap_front_hot+1984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1757,7 +1757,7 @@ cuExternalMemoryGetMappedMipmappedArray:
 	.p2align 4
 cuFlushGPUDirectRDMAWrites:
 	.cfi_startproc
-	movq cutap_front_hot+1000(%rip), %r11
+	movq cutap_front_hot+2000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1771,7 +1771,7 @@ cuFlushGPUDirectRDMAWrites:
 	.p2align 4
 cuFuncGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+1008(%rip), %r11
+	movq cutap_front_hot+2016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1785,7 +1785,7 @@ cuFuncGetAttribute:
 	.p2align 4
 cuFuncGetModule:
 	.cfi_startproc
-	movq cutap_front_hot+1016(%rip), %r11
+	movq cutap_front_hot+2032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1799,7 +1799,7 @@ cuFuncGetModule:
 	.p2align 4
 cuFuncGetName:
 	.cfi_startproc
-	movq cutap_front_hot+1024(%rip), %r11
+	movq cutap_front_hot+2048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1813,7 +1813,7 @@ cuFuncGetName:
 	.p2align 4
 cuFuncGetParamInfo:
 	.cfi_startproc
-	movq cutap_front_hot+1032(%rip), %r11
+	movq cutap_front_hot+2064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1827,7 +1827,7 @@ cuFuncGetParamInfo:
 	.p2align 4
 cuFuncIsLoaded:
 	.cfi_startproc
-	movq cutap_front_hot+1040(%rip), %r11
+	movq cutap_front_hot+2080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1841,7 +1841,7 @@ cuFuncIsLoaded:
 	.p2align 4
 cuFuncLoad:
 	.cfi_startproc
-	movq cutap_front_hot+1048(%rip), %r11
+	movq cutap_front_hot+2096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1855,7 +1855,7 @@ cuFuncLoad:
 	.p2align 4
 cuFuncSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+1056(%rip), %r11
+	movq cutap_front_hot+2112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1869,7 +1869,7 @@ cuFuncSetAttribute:
 	.p2align 4
 cuFuncSetBlockShape:
 	.cfi_startproc
-	movq cutap_front_hot+1064(%rip), %r11
+	movq cutap_front_hot+2128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1883,7 +1883,7 @@ cuFuncSetBlockShape:
 	.p2align 4
 cuFuncSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+1072(%rip), %r11
+	movq cutap_front_hot+2144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1897,7 +1897,7 @@ cuFuncSetCacheConfig:
 	.p2align 4
 cuFuncSetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+1080(%rip), %r11
+	movq cutap_front_hot+2160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1911,7 +1911,7 @@ cuFuncSetSharedMemConfig:
 	.p2align 4
 cuFuncSetSharedSize:
 	.cfi_startproc
-	movq cutap_front_hot+1088(%rip), %r11
+	movq cutap_front_hot+2176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1925,7 +1925,7 @@ cuFuncSetSharedSize:
 	.p2align 4
 cuGLCtxCreate:
 	.cfi_startproc
-	movq cutap_front_hot+1096(%rip), %r11
+	movq cutap_front_hot+2192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1939,7 +1939,7 @@ cuGLCtxCreate:
 	.p2align 4
 cuGLCtxCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1104(%rip), %r11
+	movq cutap_front_hot+2208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1953,7 +1953,7 @@ cuGLCtxCreate_v2:
 	.p2align 4
 cuGLGetDevices:
 	.cfi_startproc
-	movq cutap_front_hot+1112(%rip), %r11
+	movq cutap_front_hot+2224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1967,7 +1967,7 @@ cuGLGetDevices:
 	.p2align 4
 cuGLGetDevices_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1120(%rip), %r11
+	movq cutap_front_hot+2240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1981,7 +1981,7 @@ cuGLGetDevices_v2:
 	.p2align 4
 cuGLInit:
 	.cfi_startproc
-	movq cutap_front_hot+1128(%rip), %r11
+	movq cutap_front_hot+2256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -1995,7 +1995,7 @@ cuGLInit:
 	.p2align 4
 cuGLMapBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+1136(%rip), %r11
+	movq cutap_front_hot+2272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2009,7 +2009,7 @@ cuGLMapBufferObject:
 	.p2align 4
 cuGLMapBufferObjectAsync:
 	.cfi_startproc
-	movq cutap_front_hot+1144(%rip), %r11
+	movq cutap_front_hot+2288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2023,7 +2023,7 @@ cuGLMapBufferObjectAsync:
 	.p2align 4
 cuGLMapBufferObjectAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1152(%rip), %r11
+	movq cutap_front_hot+2304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2037,7 +2037,7 @@ cuGLMapBufferObjectAsync_v2:
 	.p2align 4
 cuGLMapBufferObjectAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+1160(%rip), %r11
+	movq cutap_front_hot+2320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2051,7 +2051,7 @@ cuGLMapBufferObjectAsync_v2_ptsz:
 	.p2align 4
 cuGLMapBufferObject_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1168(%rip), %r11
+	movq cutap_front_hot+2336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2065,7 +2065,7 @@ cuGLMapBufferObject_v2:
 	.p2align 4
 cuGLMapBufferObject_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+1176(%rip), %r11
+	movq cutap_front_hot+2352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2079,7 +2079,7 @@ cuGLMapBufferObject_v2_ptds:
 	.p2align 4
 cuGLRegisterBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+1184(%rip), %r11
+	movq cutap_front_hot+2368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2093,7 +2093,7 @@ cuGLRegisterBufferObject:
 	.p2align 4
 cuGLSetBufferObjectMapFlags:
 	.cfi_startproc
-	movq cutap_front_hot+1192(%rip), %r11
+	movq cutap_front_hot+2384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2107,7 +2107,7 @@ cuGLSetBufferObjectMapFlags:
 	.p2align 4
 cuGLUnmapBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+1200(%rip), %r11
+	movq cutap_front_hot+2400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2121,7 +2121,7 @@ cuGLUnmapBufferObject:
 	.p2align 4
 cuGLUnmapBufferObjectAsync:
 	.cfi_startproc
-	movq cutap_front_hot+1208(%rip), %r11
+	movq cutap_front_hot+2416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2135,7 +2135,7 @@ cuGLUnmapBufferObjectAsync:
 	.p2align 4
 cuGLUnregisterBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+1216(%rip), %r11
+	movq cutap_front_hot+2432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2149,7 +2149,7 @@ cuGLUnregisterBufferObject:
 	.p2align 4
 cuGetErrorName:
 	.cfi_startproc
-	movq cutap_front_hot+1224(%rip), %r11
+	movq cutap_front_hot+2448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2163,7 +2163,7 @@ cuGetErrorName:
 	.p2align 4
 cuGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+1232(%rip), %r11
+	movq cutap_front_hot+2464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2177,7 +2177,7 @@ cuGetErrorString:
 	.p2align 4
 cuGetExportTable:
 	.cfi_startproc
-	movq cutap_front_hot+1240(%rip), %r11
+	movq cutap_front_hot+2480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2191,7 +2191,7 @@ cuGetExportTable:
 	.p2align 4
 cuGetProcAddress:
 	.cfi_startproc
-	movq cutap_front_hot+1248(%rip), %r11
+	movq cutap_front_hot+2496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2205,7 +2205,7 @@ cuGetProcAddress:
 	.p2align 4
 cuGetProcAddress_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1256(%rip), %r11
+	movq cutap_front_hot+2512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2219,7 +2219,7 @@ cuGetProcAddress_v2:
 	.p2align 4
 cuGraphAddBatchMemOpNode:
 	.cfi_startproc
-	movq cutap_front_hot+1264(%rip), %r11
+	movq cutap_front_hot+2528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2233,7 +2233,7 @@ cuGraphAddBatchMemOpNode:
 	.p2align 4
 cuGraphAddChildGraphNode:
 	.cfi_startproc
-	movq cutap_front_hot+1272(%rip), %r11
+	movq cutap_front_hot+2544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2247,7 +2247,7 @@ cuGraphAddChildGraphNode:
 	.p2align 4
 cuGraphAddDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+1280(%rip), %r11
+	movq cutap_front_hot+2560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2261,7 +2261,7 @@ cuGraphAddDependencies:
 	.p2align 4
 cuGraphAddDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1288(%rip), %r11
+	movq cutap_front_hot+2576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2275,7 +2275,7 @@ cuGraphAddDependencies_v2:
 	.p2align 4
 cuGraphAddEmptyNode:
 	.cfi_startproc
-	movq cutap_front_hot+1296(%rip), %r11
+	movq cutap_front_hot+2592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2289,7 +2289,7 @@ cuGraphAddEmptyNode:
 	.p2align 4
 cuGraphAddEventRecordNode:
 	.cfi_startproc
-	movq cutap_front_hot+1304(%rip), %r11
+	movq cutap_front_hot+2608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2303,7 +2303,7 @@ cuGraphAddEventRecordNode:
 	.p2align 4
 cuGraphAddEventWaitNode:
 	.cfi_startproc
-	movq cutap_front_hot+1312(%rip), %r11
+	movq cutap_front_hot+2624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2317,7 +2317,7 @@ cuGraphAddEventWaitNode:
 	.p2align 4
 cuGraphAddExternalSemaphoresSignalNode:
 	.cfi_startproc
-	movq cutap_front_hot+1320(%rip), %r11
+	movq cutap_front_hot+2640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2331,7 +2331,7 @@ cuGraphAddExternalSemaphoresSignalNode:
 	.p2align 4
 cuGraphAddExternalSemaphoresWaitNode:
 	.cfi_startproc
-	movq cutap_front_hot+1328(%rip), %r11
+	movq cutap_front_hot+2656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2345,7 +2345,7 @@ cuGraphAddExternalSemaphoresWaitNode:
 	.p2align 4
 cuGraphAddHostNode:
 	.cfi_startproc
-	movq cutap_front_hot+1336(%rip), %r11
+	movq cutap_front_hot+2672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2359,7 +2359,7 @@ cuGraphAddHostNode:
 	.p2align 4
 cuGraphAddKernelNode:
 	.cfi_startproc
-	movq cutap_front_hot+1344(%rip), %r11
+	movq cutap_front_hot+2688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2373,7 +2373,7 @@ cuGraphAddKernelNode:
 	.p2align 4
 cuGraphAddKernelNode_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1352(%rip), %r11
+	movq cutap_front_hot+2704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2387,7 +2387,7 @@ cuGraphAddKernelNode_v2:
 	.p2align 4
 cuGraphAddMemAllocNode:
 	.cfi_startproc
-	movq cutap_front_hot+1360(%rip), %r11
+	movq cutap_front_hot+2720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2401,7 +2401,7 @@ cuGraphAddMemAllocNode:
 	.p2align 4
 cuGraphAddMemFreeNode:
 	.cfi_startproc
-	movq cutap_front_hot+1368(%rip), %r11
+	movq cutap_front_hot+2736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2415,7 +2415,7 @@ cuGraphAddMemFreeNode:
 	.p2align 4
 cuGraphAddMemcpyNode:
 	.cfi_startproc
-	movq cutap_front_hot+1376(%rip), %r11
+	movq cutap_front_hot+2752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2429,7 +2429,7 @@ cuGraphAddMemcpyNode:
 	.p2align 4
 cuGraphAddMemsetNode:
 	.cfi_startproc
-	movq cutap_front_hot+1384(%rip), %r11
+	movq cutap_front_hot+2768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2443,7 +2443,7 @@ cuGraphAddMemsetNode:
 	.p2align 4
 cuGraphAddNode:
 	.cfi_startproc
-	movq cutap_front_hot+1392(%rip), %r11
+	movq cutap_front_hot+2784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2457,7 +2457,7 @@ cuGraphAddNode:
 	.p2align 4
 cuGraphAddNode_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1400(%rip), %r11
+	movq cutap_front_hot+2800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2471,7 +2471,7 @@ cuGraphAddNode_v2:
 	.p2align 4
 cuGraphBatchMemOpNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1408(%rip), %r11
+	movq cutap_front_hot+2816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2485,7 +2485,7 @@ cuGraphBatchMemOpNodeGetParams:
 	.p2align 4
 cuGraphBatchMemOpNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1416(%rip), %r11
+	movq cutap_front_hot+2832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2499,7 +2499,7 @@ cuGraphBatchMemOpNodeSetParams:
 	.p2align 4
 cuGraphChildGraphNodeGetGraph:
 	.cfi_startproc
-	movq cutap_front_hot+1424(%rip), %r11
+	movq cutap_front_hot+2848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2513,7 +2513,7 @@ cuGraphChildGraphNodeGetGraph:
 	.p2align 4
 cuGraphClone:
 	.cfi_startproc
-	movq cutap_front_hot+1432(%rip), %r11
+	movq cutap_front_hot+2864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2527,7 +2527,7 @@ cuGraphClone:
 	.p2align 4
 cuGraphConditionalHandleCreate:
 	.cfi_startproc
-	movq cutap_front_hot+1440(%rip), %r11
+	movq cutap_front_hot+2880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2541,7 +2541,7 @@ cuGraphConditionalHandleCreate:
 	.p2align 4
 cuGraphCreate:
 	.cfi_startproc
-	movq cutap_front_hot+1448(%rip), %r11
+	movq cutap_front_hot+2896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2555,7 +2555,7 @@ cuGraphCreate:
 	.p2align 4
 cuGraphDebugDotPrint:
 	.cfi_startproc
-	movq cutap_front_hot+1456(%rip), %r11
+	movq cutap_front_hot+2912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2569,7 +2569,7 @@ cuGraphDebugDotPrint:
 	.p2align 4
 cuGraphDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+1464(%rip), %r11
+	movq cutap_front_hot+2928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2583,7 +2583,7 @@ cuGraphDestroy:
 	.p2align 4
 cuGraphDestroyNode:
 	.cfi_startproc
-	movq cutap_front_hot+1472(%rip), %r11
+	movq cutap_front_hot+2944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2597,7 +2597,7 @@ cuGraphDestroyNode:
 	.p2align 4
 cuGraphEventRecordNodeGetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1480(%rip), %r11
+	movq cutap_front_hot+2960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2611,7 +2611,7 @@ cuGraphEventRecordNodeGetEvent:
 	.p2align 4
 cuGraphEventRecordNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1488(%rip), %r11
+	movq cutap_front_hot+2976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2625,7 +2625,7 @@ cuGraphEventRecordNodeSetEvent:
 	.p2align 4
 cuGraphEventWaitNodeGetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1496(%rip), %r11
+	movq cutap_front_hot+2992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2639,7 +2639,7 @@ cuGraphEventWaitNodeGetEvent:
 	.p2align 4
 cuGraphEventWaitNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1504(%rip), %r11
+	movq cutap_front_hot+3008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2653,7 +2653,7 @@ cuGraphEventWaitNodeSetEvent:
 	.p2align 4
 cuGraphExecBatchMemOpNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1512(%rip), %r11
+	movq cutap_front_hot+3024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2667,7 +2667,7 @@ cuGraphExecBatchMemOpNodeSetParams:
 	.p2align 4
 cuGraphExecChildGraphNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1520(%rip), %r11
+	movq cutap_front_hot+3040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2681,7 +2681,7 @@ cuGraphExecChildGraphNodeSetParams:
 	.p2align 4
 cuGraphExecDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+1528(%rip), %r11
+	movq cutap_front_hot+3056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2695,7 +2695,7 @@ cuGraphExecDestroy:
 	.p2align 4
 cuGraphExecEventRecordNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1536(%rip), %r11
+	movq cutap_front_hot+3072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2709,7 +2709,7 @@ cuGraphExecEventRecordNodeSetEvent:
 	.p2align 4
 cuGraphExecEventWaitNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+1544(%rip), %r11
+	movq cutap_front_hot+3088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2723,7 +2723,7 @@ cuGraphExecEventWaitNodeSetEvent:
 	.p2align 4
 cuGraphExecExternalSemaphoresSignalNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1552(%rip), %r11
+	movq cutap_front_hot+3104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2737,7 +2737,7 @@ cuGraphExecExternalSemaphoresSignalNodeSetParams:
 	.p2align 4
 cuGraphExecExternalSemaphoresWaitNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1560(%rip), %r11
+	movq cutap_front_hot+3120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2751,7 +2751,7 @@ cuGraphExecExternalSemaphoresWaitNodeSetParams:
 	.p2align 4
 cuGraphExecGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+1568(%rip), %r11
+	movq cutap_front_hot+3136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2765,7 +2765,7 @@ cuGraphExecGetFlags:
 	.p2align 4
 cuGraphExecHostNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1576(%rip), %r11
+	movq cutap_front_hot+3152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2779,7 +2779,7 @@ cuGraphExecHostNodeSetParams:
 	.p2align 4
 cuGraphExecKernelNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1584(%rip), %r11
+	movq cutap_front_hot+3168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2793,7 +2793,7 @@ cuGraphExecKernelNodeSetParams:
 	.p2align 4
 cuGraphExecKernelNodeSetParams_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1592(%rip), %r11
+	movq cutap_front_hot+3184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2807,7 +2807,7 @@ cuGraphExecKernelNodeSetParams_v2:
 	.p2align 4
 cuGraphExecMemcpyNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1600(%rip), %r11
+	movq cutap_front_hot+3200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2821,7 +2821,7 @@ cuGraphExecMemcpyNodeSetParams:
 	.p2align 4
 cuGraphExecMemsetNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1608(%rip), %r11
+	movq cutap_front_hot+3216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2835,7 +2835,7 @@ cuGraphExecMemsetNodeSetParams:
 	.p2align 4
 cuGraphExecNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1616(%rip), %r11
+	movq cutap_front_hot+3232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2849,7 +2849,7 @@ cuGraphExecNodeSetParams:
 	.p2align 4
 cuGraphExecUpdate:
 	.cfi_startproc
-	movq cutap_front_hot+1624(%rip), %r11
+	movq cutap_front_hot+3248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2863,7 +2863,7 @@ cuGraphExecUpdate:
 	.p2align 4
 cuGraphExecUpdate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1632(%rip), %r11
+	movq cutap_front_hot+3264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2877,7 +2877,7 @@ cuGraphExecUpdate_v2:
 	.p2align 4
 cuGraphExternalSemaphoresSignalNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1640(%rip), %r11
+	movq cutap_front_hot+3280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2891,7 +2891,7 @@ cuGraphExternalSemaphoresSignalNodeGetParams:
 	.p2align 4
 cuGraphExternalSemaphoresSignalNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1648(%rip), %r11
+	movq cutap_front_hot+3296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2905,7 +2905,7 @@ cuGraphExternalSemaphoresSignalNodeSetParams:
 	.p2align 4
 cuGraphExternalSemaphoresWaitNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1656(%rip), %r11
+	movq cutap_front_hot+3312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2919,7 +2919,7 @@ cuGraphExternalSemaphoresWaitNodeGetParams:
 	.p2align 4
 cuGraphExternalSemaphoresWaitNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1664(%rip), %r11
+	movq cutap_front_hot+3328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2933,7 +2933,7 @@ cuGraphExternalSemaphoresWaitNodeSetParams:
 	.p2align 4
 cuGraphGetEdges:
 	.cfi_startproc
-	movq cutap_front_hot+1672(%rip), %r11
+	movq cutap_front_hot+3344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2947,7 +2947,7 @@ cuGraphGetEdges:
 	.p2align 4
 cuGraphGetEdges_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1680(%rip), %r11
+	movq cutap_front_hot+3360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2961,7 +2961,7 @@ cuGraphGetEdges_v2:
 	.p2align 4
 cuGraphGetNodes:
 	.cfi_startproc
-	movq cutap_front_hot+1688(%rip), %r11
+	movq cutap_front_hot+3376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2975,7 +2975,7 @@ cuGraphGetNodes:
 	.p2align 4
 cuGraphGetRootNodes:
 	.cfi_startproc
-	movq cutap_front_hot+1696(%rip), %r11
+	movq cutap_front_hot+3392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -2989,7 +2989,7 @@ cuGraphGetRootNodes:
 	.p2align 4
 cuGraphHostNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1704(%rip), %r11
+	movq cutap_front_hot+3408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3003,7 +3003,7 @@ cuGraphHostNodeGetParams:
 	.p2align 4
 cuGraphHostNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1712(%rip), %r11
+	movq cutap_front_hot+3424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3017,7 +3017,7 @@ cuGraphHostNodeSetParams:
 	.p2align 4
 cuGraphInstantiate:
 	.cfi_startproc
-	movq cutap_front_hot+1720(%rip), %r11
+	movq cutap_front_hot+3440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3031,7 +3031,7 @@ cuGraphInstantiate:
 	.p2align 4
 cuGraphInstantiateWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+1728(%rip), %r11
+	movq cutap_front_hot+3456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3045,7 +3045,7 @@ cuGraphInstantiateWithFlags:
 	.p2align 4
 cuGraphInstantiateWithParams:
 	.cfi_startproc
-	movq cutap_front_hot+1736(%rip), %r11
+	movq cutap_front_hot+3472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3059,7 +3059,7 @@ cuGraphInstantiateWithParams:
 	.p2align 4
 cuGraphInstantiateWithParams_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+1744(%rip), %r11
+	movq cutap_front_hot+3488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3073,7 +3073,7 @@ cuGraphInstantiateWithParams_ptsz:
 	.p2align 4
 cuGraphInstantiate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1752(%rip), %r11
+	movq cutap_front_hot+3504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3087,7 +3087,7 @@ cuGraphInstantiate_v2:
 	.p2align 4
 cuGraphKernelNodeCopyAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+1760(%rip), %r11
+	movq cutap_front_hot+3520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3101,7 +3101,7 @@ cuGraphKernelNodeCopyAttributes:
 	.p2align 4
 cuGraphKernelNodeGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+1768(%rip), %r11
+	movq cutap_front_hot+3536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3115,7 +3115,7 @@ cuGraphKernelNodeGetAttribute:
 	.p2align 4
 cuGraphKernelNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1776(%rip), %r11
+	movq cutap_front_hot+3552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3129,7 +3129,7 @@ cuGraphKernelNodeGetParams:
 	.p2align 4
 cuGraphKernelNodeGetParams_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1784(%rip), %r11
+	movq cutap_front_hot+3568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3143,7 +3143,7 @@ cuGraphKernelNodeGetParams_v2:
 	.p2align 4
 cuGraphKernelNodeSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+1792(%rip), %r11
+	movq cutap_front_hot+3584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3157,7 +3157,7 @@ cuGraphKernelNodeSetAttribute:
 	.p2align 4
 cuGraphKernelNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1800(%rip), %r11
+	movq cutap_front_hot+3600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3171,7 +3171,7 @@ cuGraphKernelNodeSetParams:
 	.p2align 4
 cuGraphKernelNodeSetParams_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1808(%rip), %r11
+	movq cutap_front_hot+3616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3185,7 +3185,7 @@ cuGraphKernelNodeSetParams_v2:
 	.p2align 4
 cuGraphLaunch:
 	.cfi_startproc
-	movq cutap_front_hot+1816(%rip), %r11
+	movq cutap_front_hot+3632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3199,7 +3199,7 @@ cuGraphLaunch:
 	.p2align 4
 cuGraphLaunch_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+1824(%rip), %r11
+	movq cutap_front_hot+3648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3213,7 +3213,7 @@ cuGraphLaunch_ptsz:
 	.p2align 4
 cuGraphMemAllocNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1832(%rip), %r11
+	movq cutap_front_hot+3664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3227,7 +3227,7 @@ cuGraphMemAllocNodeGetParams:
 	.p2align 4
 cuGraphMemFreeNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1840(%rip), %r11
+	movq cutap_front_hot+3680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3241,7 +3241,7 @@ cuGraphMemFreeNodeGetParams:
 	.p2align 4
 cuGraphMemcpyNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1848(%rip), %r11
+	movq cutap_front_hot+3696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3255,7 +3255,7 @@ cuGraphMemcpyNodeGetParams:
 	.p2align 4
 cuGraphMemcpyNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1856(%rip), %r11
+	movq cutap_front_hot+3712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3269,7 +3269,7 @@ cuGraphMemcpyNodeSetParams:
 	.p2align 4
 cuGraphMemsetNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1864(%rip), %r11
+	movq cutap_front_hot+3728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3283,7 +3283,7 @@ cuGraphMemsetNodeGetParams:
 	.p2align 4
 cuGraphMemsetNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1872(%rip), %r11
+	movq cutap_front_hot+3744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3297,7 +3297,7 @@ cuGraphMemsetNodeSetParams:
 	.p2align 4
 cuGraphNodeFindInClone:
 	.cfi_startproc
-	movq cutap_front_hot+1880(%rip), %r11
+	movq cutap_front_hot+3760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3311,7 +3311,7 @@ cuGraphNodeFindInClone:
 	.p2align 4
 cuGraphNodeGetDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+1888(%rip), %r11
+	movq cutap_front_hot+3776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3325,7 +3325,7 @@ cuGraphNodeGetDependencies:
 	.p2align 4
 cuGraphNodeGetDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1896(%rip), %r11
+	movq cutap_front_hot+3792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3339,7 +3339,7 @@ cuGraphNodeGetDependencies_v2:
 	.p2align 4
 cuGraphNodeGetDependentNodes:
 	.cfi_startproc
-	movq cutap_front_hot+1904(%rip), %r11
+	movq cutap_front_hot+3808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3353,7 +3353,7 @@ cuGraphNodeGetDependentNodes:
 	.p2align 4
 cuGraphNodeGetDependentNodes_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1912(%rip), %r11
+	movq cutap_front_hot+3824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3367,7 +3367,7 @@ cuGraphNodeGetDependentNodes_v2:
 	.p2align 4
 cuGraphNodeGetEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+1920(%rip), %r11
+	movq cutap_front_hot+3840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3381,7 +3381,7 @@ cuGraphNodeGetEnabled:
 	.p2align 4
 cuGraphNodeGetType:
 	.cfi_startproc
-	movq cutap_front_hot+1928(%rip), %r11
+	movq cutap_front_hot+3856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3395,7 +3395,7 @@ cuGraphNodeGetType:
 	.p2align 4
 cuGraphNodeSetEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+1936(%rip), %r11
+	movq cutap_front_hot+3872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3409,7 +3409,7 @@ cuGraphNodeSetEnabled:
 	.p2align 4
 cuGraphNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+1944(%rip), %r11
+	movq cutap_front_hot+3888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3423,7 +3423,7 @@ cuGraphNodeSetParams:
 	.p2align 4
 cuGraphReleaseUserObject:
 	.cfi_startproc
-	movq cutap_front_hot+1952(%rip), %r11
+	movq cutap_front_hot+3904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3437,7 +3437,7 @@ cuGraphReleaseUserObject:
 	.p2align 4
 cuGraphRemoveDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+1960(%rip), %r11
+	movq cutap_front_hot+3920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3451,7 +3451,7 @@ cuGraphRemoveDependencies:
 	.p2align 4
 cuGraphRemoveDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+1968(%rip), %r11
+	movq cutap_front_hot+3936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3465,7 +3465,7 @@ cuGraphRemoveDependencies_v2:
 	.p2align 4
 cuGraphRetainUserObject:
 	.cfi_startproc
-	movq cutap_front_hot+1976(%rip), %r11
+	movq cutap_front_hot+3952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3479,7 +3479,7 @@ cuGraphRetainUserObject:
 	.p2align 4
 cuGraphUpload:
 	.cfi_startproc
-	movq cutap_front_hot+1984(%rip), %r11
+	movq cutap_front_hot+3968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3493,7 +3493,7 @@ cuGraphUpload:
 	.p2align 4
 cuGraphUpload_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+1992(%rip), %r11
+	movq cutap_front_hot+3984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3507,7 +3507,7 @@ cuGraphUpload_ptsz:
 	.p2align 4
 cuGraphicsEGLRegisterImage:
 	.cfi_startproc
-	movq cutap_front_hot+2000(%rip), %r11
+	movq cutap_front_hot+4000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3521,7 +3521,7 @@ cuGraphicsEGLRegisterImage:
 	.p2align 4
 cuGraphicsGLRegisterBuffer:
 	.cfi_startproc
-	movq cutap_front_hot+2008(%rip), %r11
+	movq cutap_front_hot+4016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3535,7 +3535,7 @@ cuGraphicsGLRegisterBuffer:
 	.p2align 4
 cuGraphicsGLRegisterImage:
 	.cfi_startproc
-	movq cutap_front_hot+2016(%rip), %r11
+	movq cutap_front_hot+4032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3549,7 +3549,7 @@ cuGraphicsGLRegisterImage:
 	.p2align 4
 cuGraphicsMapResources:
 	.cfi_startproc
-	movq cutap_front_hot+2024(%rip), %r11
+	movq cutap_front_hot+4048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3563,7 +3563,7 @@ cuGraphicsMapResources:
 	.p2align 4
 cuGraphicsMapResources_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2032(%rip), %r11
+	movq cutap_front_hot+4064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3577,7 +3577,7 @@ cuGraphicsMapResources_ptsz:
 	.p2align 4
 cuGraphicsResourceGetMappedEglFrame:
 	.cfi_startproc
-	movq cutap_front_hot+2040(%rip), %r11
+	movq cutap_front_hot+4080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3591,7 +3591,7 @@ cuGraphicsResourceGetMappedEglFrame:
 	.p2align 4
 cuGraphicsResourceGetMappedMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+2048(%rip), %r11
+	movq cutap_front_hot+4096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3605,7 +3605,7 @@ cuGraphicsResourceGetMappedMipmappedArray:
 	.p2align 4
 cuGraphicsResourceGetMappedPointer:
 	.cfi_startproc
-	movq cutap_front_hot+2056(%rip), %r11
+	movq cutap_front_hot+4112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3619,7 +3619,7 @@ cuGraphicsResourceGetMappedPointer:
 	.p2align 4
 cuGraphicsResourceGetMappedPointer_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2064(%rip), %r11
+	movq cutap_front_hot+4128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3633,7 +3633,7 @@ cuGraphicsResourceGetMappedPointer_v2:
 	.p2align 4
 cuGraphicsResourceSetMapFlags:
 	.cfi_startproc
-	movq cutap_front_hot+2072(%rip), %r11
+	movq cutap_front_hot+4144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3647,7 +3647,7 @@ cuGraphicsResourceSetMapFlags:
 	.p2align 4
 cuGraphicsResourceSetMapFlags_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2080(%rip), %r11
+	movq cutap_front_hot+4160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3661,7 +3661,7 @@ cuGraphicsResourceSetMapFlags_v2:
 	.p2align 4
 cuGraphicsSubResourceGetMappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+2088(%rip), %r11
+	movq cutap_front_hot+4176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3675,7 +3675,7 @@ cuGraphicsSubResourceGetMappedArray:
 	.p2align 4
 cuGraphicsUnmapResources:
 	.cfi_startproc
-	movq cutap_front_hot+2096(%rip), %r11
+	movq cutap_front_hot+4192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3689,7 +3689,7 @@ cuGraphicsUnmapResources:
 	.p2align 4
 cuGraphicsUnmapResources_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2104(%rip), %r11
+	movq cutap_front_hot+4208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3703,7 +3703,7 @@ cuGraphicsUnmapResources_ptsz:
 	.p2align 4
 cuGraphicsUnregisterResource:
 	.cfi_startproc
-	movq cutap_front_hot+2112(%rip), %r11
+	movq cutap_front_hot+4224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3717,7 +3717,7 @@ cuGraphicsUnregisterResource:
 	.p2align 4
 cuGraphicsVDPAURegisterOutputSurface:
 	.cfi_startproc
-	movq cutap_front_hot+2120(%rip), %r11
+	movq cutap_front_hot+4240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3731,7 +3731,7 @@ cuGraphicsVDPAURegisterOutputSurface:
 	.p2align 4
 cuGraphicsVDPAURegisterVideoSurface:
 	.cfi_startproc
-	movq cutap_front_hot+2128(%rip), %r11
+	movq cutap_front_hot+4256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3745,7 +3745,7 @@ cuGraphicsVDPAURegisterVideoSurface:
 	.p2align 4
 cuGreenCtxCreate:
 	.cfi_startproc
-	movq cutap_front_hot+2136(%rip), %r11
+	movq cutap_front_hot+4272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3759,7 +3759,7 @@ cuGreenCtxCreate:
 	.p2align 4
 cuGreenCtxDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+2144(%rip), %r11
+	movq cutap_front_hot+4288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3773,7 +3773,7 @@ cuGreenCtxDestroy:
 	.p2align 4
 cuGreenCtxGetDevResource:
 	.cfi_startproc
-	movq cutap_front_hot+2152(%rip), %r11
+	movq cutap_front_hot+4304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3787,7 +3787,7 @@ cuGreenCtxGetDevResource:
 	.p2align 4
 cuGreenCtxGetId:
 	.cfi_startproc
-	movq cutap_front_hot+2160(%rip), %r11
+	movq cutap_front_hot+4320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3801,7 +3801,7 @@ cuGreenCtxGetId:
 	.p2align 4
 cuGreenCtxRecordEvent:
 	.cfi_startproc
-	movq cutap_front_hot+2168(%rip), %r11
+	movq cutap_front_hot+4336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3815,7 +3815,7 @@ cuGreenCtxRecordEvent:
 	.p2align 4
 cuGreenCtxStreamCreate:
 	.cfi_startproc
-	movq cutap_front_hot+2176(%rip), %r11
+	movq cutap_front_hot+4352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3829,7 +3829,7 @@ cuGreenCtxStreamCreate:
 	.p2align 4
 cuGreenCtxWaitEvent:
 	.cfi_startproc
-	movq cutap_front_hot+2184(%rip), %r11
+	movq cutap_front_hot+4368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3843,7 +3843,7 @@ cuGreenCtxWaitEvent:
 	.p2align 4
 cuImportExternalMemory:
 	.cfi_startproc
-	movq cutap_front_hot+2192(%rip), %r11
+	movq cutap_front_hot+4384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3857,7 +3857,7 @@ cuImportExternalMemory:
 	.p2align 4
 cuImportExternalSemaphore:
 	.cfi_startproc
-	movq cutap_front_hot+2200(%rip), %r11
+	movq cutap_front_hot+4400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3871,7 +3871,7 @@ cuImportExternalSemaphore:
 	.p2align 4
 cuInit:
 	.cfi_startproc
-	movq cutap_front_hot+2208(%rip), %r11
+	movq cutap_front_hot+4416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3885,7 +3885,7 @@ cuInit:
 	.p2align 4
 cuIpcCloseMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2216(%rip), %r11
+	movq cutap_front_hot+4432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3899,7 +3899,7 @@ cuIpcCloseMemHandle:
 	.p2align 4
 cuIpcGetEventHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2224(%rip), %r11
+	movq cutap_front_hot+4448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3913,7 +3913,7 @@ cuIpcGetEventHandle:
 	.p2align 4
 cuIpcGetMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2232(%rip), %r11
+	movq cutap_front_hot+4464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3927,7 +3927,7 @@ cuIpcGetMemHandle:
 	.p2align 4
 cuIpcOpenEventHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2240(%rip), %r11
+	movq cutap_front_hot+4480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3941,7 +3941,7 @@ cuIpcOpenEventHandle:
 	.p2align 4
 cuIpcOpenMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2248(%rip), %r11
+	movq cutap_front_hot+4496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3955,7 +3955,7 @@ cuIpcOpenMemHandle:
 	.p2align 4
 cuIpcOpenMemHandle_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2256(%rip), %r11
+	movq cutap_front_hot+4512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3969,7 +3969,7 @@ cuIpcOpenMemHandle_v2:
 	.p2align 4
 cuKernelGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+2264(%rip), %r11
+	movq cutap_front_hot+4528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3983,7 +3983,7 @@ cuKernelGetAttribute:
 	.p2align 4
 cuKernelGetFunction:
 	.cfi_startproc
-	movq cutap_front_hot+2272(%rip), %r11
+	movq cutap_front_hot+4544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -3997,7 +3997,7 @@ cuKernelGetFunction:
 	.p2align 4
 cuKernelGetLibrary:
 	.cfi_startproc
-	movq cutap_front_hot+2280(%rip), %r11
+	movq cutap_front_hot+4560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4011,7 +4011,7 @@ cuKernelGetLibrary:
 	.p2align 4
 cuKernelGetName:
 	.cfi_startproc
-	movq cutap_front_hot+2288(%rip), %r11
+	movq cutap_front_hot+4576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4025,7 +4025,7 @@ cuKernelGetName:
 	.p2align 4
 cuKernelGetParamInfo:
 	.cfi_startproc
-	movq cutap_front_hot+2296(%rip), %r11
+	movq cutap_front_hot+4592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4039,7 +4039,7 @@ cuKernelGetParamInfo:
 	.p2align 4
 cuKernelSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+2304(%rip), %r11
+	movq cutap_front_hot+4608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4053,7 +4053,7 @@ cuKernelSetAttribute:
 	.p2align 4
 cuKernelSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+2312(%rip), %r11
+	movq cutap_front_hot+4624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4067,7 +4067,7 @@ cuKernelSetCacheConfig:
 	.p2align 4
 cuLaunch:
 	.cfi_startproc
-	movq cutap_front_hot+2320(%rip), %r11
+	movq cutap_front_hot+4640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4081,7 +4081,7 @@ cuLaunch:
 	.p2align 4
 cuLaunchCooperativeKernel:
 	.cfi_startproc
-	movq cutap_front_hot+2328(%rip), %r11
+	movq cutap_front_hot+4656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4095,7 +4095,7 @@ cuLaunchCooperativeKernel:
 	.p2align 4
 cuLaunchCooperativeKernelMultiDevice:
 	.cfi_startproc
-	movq cutap_front_hot+2336(%rip), %r11
+	movq cutap_front_hot+4672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4109,7 +4109,7 @@ cuLaunchCooperativeKernelMultiDevice:
 	.p2align 4
 cuLaunchCooperativeKernel_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2344(%rip), %r11
+	movq cutap_front_hot+4688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4123,7 +4123,7 @@ cuLaunchCooperativeKernel_ptsz:
 	.p2align 4
 cuLaunchGrid:
 	.cfi_startproc
-	movq cutap_front_hot+2352(%rip), %r11
+	movq cutap_front_hot+4704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4137,7 +4137,7 @@ cuLaunchGrid:
 	.p2align 4
 cuLaunchGridAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2360(%rip), %r11
+	movq cutap_front_hot+4720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4151,7 +4151,7 @@ cuLaunchGridAsync:
 	.p2align 4
 cuLaunchHostFunc:
 	.cfi_startproc
-	movq cutap_front_hot+2368(%rip), %r11
+	movq cutap_front_hot+4736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4165,7 +4165,7 @@ cuLaunchHostFunc:
 	.p2align 4
 cuLaunchHostFunc_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2376(%rip), %r11
+	movq cutap_front_hot+4752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4179,7 +4179,7 @@ cuLaunchHostFunc_ptsz:
 	.p2align 4
 cuLaunchKernel:
 	.cfi_startproc
-	movq cutap_front_hot+2384(%rip), %r11
+	movq cutap_front_hot+4768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4193,7 +4193,7 @@ cuLaunchKernel:
 	.p2align 4
 cuLaunchKernelEx:
 	.cfi_startproc
-	movq cutap_front_hot+2392(%rip), %r11
+	movq cutap_front_hot+4784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4207,7 +4207,7 @@ cuLaunchKernelEx:
 	.p2align 4
 cuLaunchKernelEx_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2400(%rip), %r11
+	movq cutap_front_hot+4800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4221,7 +4221,7 @@ cuLaunchKernelEx_ptsz:
 	.p2align 4
 cuLaunchKernel_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2408(%rip), %r11
+	movq cutap_front_hot+4816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4235,7 +4235,7 @@ cuLaunchKernel_ptsz:
 	.p2align 4
 cuLibraryEnumerateKernels:
 	.cfi_startproc
-	movq cutap_front_hot+2416(%rip), %r11
+	movq cutap_front_hot+4832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4249,7 +4249,7 @@ cuLibraryEnumerateKernels:
 	.p2align 4
 cuLibraryGetGlobal:
 	.cfi_startproc
-	movq cutap_front_hot+2424(%rip), %r11
+	movq cutap_front_hot+4848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4263,7 +4263,7 @@ cuLibraryGetGlobal:
 	.p2align 4
 cuLibraryGetKernel:
 	.cfi_startproc
-	movq cutap_front_hot+2432(%rip), %r11
+	movq cutap_front_hot+4864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4277,7 +4277,7 @@ cuLibraryGetKernel:
 	.p2align 4
 cuLibraryGetKernelCount:
 	.cfi_startproc
-	movq cutap_front_hot+2440(%rip), %r11
+	movq cutap_front_hot+4880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4291,7 +4291,7 @@ cuLibraryGetKernelCount:
 	.p2align 4
 cuLibraryGetManaged:
 	.cfi_startproc
-	movq cutap_front_hot+2448(%rip), %r11
+	movq cutap_front_hot+4896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4305,7 +4305,7 @@ cuLibraryGetManaged:
 	.p2align 4
 cuLibraryGetModule:
 	.cfi_startproc
-	movq cutap_front_hot+2456(%rip), %r11
+	movq cutap_front_hot+4912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4319,7 +4319,7 @@ cuLibraryGetModule:
 	.p2align 4
 cuLibraryGetUnifiedFunction:
 	.cfi_startproc
-	movq cutap_front_hot+2464(%rip), %r11
+	movq cutap_front_hot+4928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4333,7 +4333,7 @@ cuLibraryGetUnifiedFunction:
 	.p2align 4
 cuLibraryLoadData:
 	.cfi_startproc
-	movq cutap_front_hot+2472(%rip), %r11
+	movq cutap_front_hot+4944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4347,7 +4347,7 @@ cuLibraryLoadData:
 	.p2align 4
 cuLibraryLoadFromFile:
 	.cfi_startproc
-	movq cutap_front_hot+2480(%rip), %r11
+	movq cutap_front_hot+4960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4361,7 +4361,7 @@ cuLibraryLoadFromFile:
 	.p2align 4
 cuLibraryUnload:
 	.cfi_startproc
-	movq cutap_front_hot+2488(%rip), %r11
+	movq cutap_front_hot+4976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4375,7 +4375,7 @@ cuLibraryUnload:
 	.p2align 4
 cuLinkAddData:
 	.cfi_startproc
-	movq cutap_front_hot+2496(%rip), %r11
+	movq cutap_front_hot+4992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4389,7 +4389,7 @@ cuLinkAddData:
 	.p2align 4
 cuLinkAddData_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2504(%rip), %r11
+	movq cutap_front_hot+5008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4403,7 +4403,7 @@ cuLinkAddData_v2:
 	.p2align 4
 cuLinkAddFile:
 	.cfi_startproc
-	movq cutap_front_hot+2512(%rip), %r11
+	movq cutap_front_hot+5024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4417,7 +4417,7 @@ cuLinkAddFile:
 	.p2align 4
 cuLinkAddFile_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2520(%rip), %r11
+	movq cutap_front_hot+5040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4431,7 +4431,7 @@ cuLinkAddFile_v2:
 	.p2align 4
 cuLinkComplete:
 	.cfi_startproc
-	movq cutap_front_hot+2528(%rip), %r11
+	movq cutap_front_hot+5056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4445,7 +4445,7 @@ cuLinkComplete:
 	.p2align 4
 cuLinkCreate:
 	.cfi_startproc
-	movq cutap_front_hot+2536(%rip), %r11
+	movq cutap_front_hot+5072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4459,7 +4459,7 @@ cuLinkCreate:
 	.p2align 4
 cuLinkCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2544(%rip), %r11
+	movq cutap_front_hot+5088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4473,7 +4473,7 @@ cuLinkCreate_v2:
 	.p2align 4
 cuLinkDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+2552(%rip), %r11
+	movq cutap_front_hot+5104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4487,7 +4487,7 @@ cuLinkDestroy:
 	.p2align 4
 cuLogsCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+2560(%rip), %r11
+	movq cutap_front_hot+5120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4501,7 +4501,7 @@ cuLogsCurrent:
 	.p2align 4
 cuLogsDumpToFile:
 	.cfi_startproc
-	movq cutap_front_hot+2568(%rip), %r11
+	movq cutap_front_hot+5136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4515,7 +4515,7 @@ cuLogsDumpToFile:
 	.p2align 4
 cuLogsDumpToMemory:
 	.cfi_startproc
-	movq cutap_front_hot+2576(%rip), %r11
+	movq cutap_front_hot+5152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4529,7 +4529,7 @@ cuLogsDumpToMemory:
 	.p2align 4
 cuLogsRegisterCallback:
 	.cfi_startproc
-	movq cutap_front_hot+2584(%rip), %r11
+	movq cutap_front_hot+5168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4543,7 +4543,7 @@ cuLogsRegisterCallback:
 	.p2align 4
 cuLogsUnregisterCallback:
 	.cfi_startproc
-	movq cutap_front_hot+2592(%rip), %r11
+	movq cutap_front_hot+5184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4557,7 +4557,7 @@ cuLogsUnregisterCallback:
 	.p2align 4
 cuMemAddressFree:
 	.cfi_startproc
-	movq cutap_front_hot+2600(%rip), %r11
+	movq cutap_front_hot+5200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4571,7 +4571,7 @@ cuMemAddressFree:
 	.p2align 4
 cuMemAddressReserve:
 	.cfi_startproc
-	movq cutap_front_hot+2608(%rip), %r11
+	movq cutap_front_hot+5216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4585,7 +4585,7 @@ cuMemAddressReserve:
 	.p2align 4
 cuMemAdvise:
 	.cfi_startproc
-	movq cutap_front_hot+2616(%rip), %r11
+	movq cutap_front_hot+5232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4599,7 +4599,7 @@ cuMemAdvise:
 	.p2align 4
 cuMemAdvise_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2624(%rip), %r11
+	movq cutap_front_hot+5248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4613,7 +4613,7 @@ cuMemAdvise_v2:
 	.p2align 4
 cuMemAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+2632(%rip), %r11
+	movq cutap_front_hot+5264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4627,7 +4627,7 @@ cuMemAlloc:
 	.p2align 4
 cuMemAllocAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2640(%rip), %r11
+	movq cutap_front_hot+5280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4641,7 +4641,7 @@ cuMemAllocAsync:
 	.p2align 4
 cuMemAllocAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2648(%rip), %r11
+	movq cutap_front_hot+5296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4655,7 +4655,7 @@ cuMemAllocAsync_ptsz:
 	.p2align 4
 cuMemAllocFromPoolAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2656(%rip), %r11
+	movq cutap_front_hot+5312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4669,7 +4669,7 @@ cuMemAllocFromPoolAsync:
 	.p2align 4
 cuMemAllocFromPoolAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2664(%rip), %r11
+	movq cutap_front_hot+5328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4683,7 +4683,7 @@ cuMemAllocFromPoolAsync_ptsz:
 	.p2align 4
 cuMemAllocHost:
 	.cfi_startproc
-	movq cutap_front_hot+2672(%rip), %r11
+	movq cutap_front_hot+5344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4697,7 +4697,7 @@ cuMemAllocHost:
 	.p2align 4
 cuMemAllocHost_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2680(%rip), %r11
+	movq cutap_front_hot+5360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4711,7 +4711,7 @@ cuMemAllocHost_v2:
 	.p2align 4
 cuMemAllocManaged:
 	.cfi_startproc
-	movq cutap_front_hot+2688(%rip), %r11
+	movq cutap_front_hot+5376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4725,7 +4725,7 @@ cuMemAllocManaged:
 	.p2align 4
 cuMemAllocPitch:
 	.cfi_startproc
-	movq cutap_front_hot+2696(%rip), %r11
+	movq cutap_front_hot+5392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4739,7 +4739,7 @@ cuMemAllocPitch:
 	.p2align 4
 cuMemAllocPitch_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2704(%rip), %r11
+	movq cutap_front_hot+5408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4753,7 +4753,7 @@ cuMemAllocPitch_v2:
 	.p2align 4
 cuMemAlloc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2712(%rip), %r11
+	movq cutap_front_hot+5424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4767,7 +4767,7 @@ cuMemAlloc_v2:
 	.p2align 4
 cuMemBatchDecompressAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2720(%rip), %r11
+	movq cutap_front_hot+5440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4781,7 +4781,7 @@ cuMemBatchDecompressAsync:
 	.p2align 4
 cuMemBatchDecompressAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2728(%rip), %r11
+	movq cutap_front_hot+5456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4795,7 +4795,7 @@ cuMemBatchDecompressAsync_ptsz:
 	.p2align 4
 cuMemCreate:
 	.cfi_startproc
-	movq cutap_front_hot+2736(%rip), %r11
+	movq cutap_front_hot+5472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4809,7 +4809,7 @@ cuMemCreate:
 	.p2align 4
 cuMemDiscardAndPrefetchBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2744(%rip), %r11
+	movq cutap_front_hot+5488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4823,7 +4823,7 @@ cuMemDiscardAndPrefetchBatchAsync:
 	.p2align 4
 cuMemDiscardAndPrefetchBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2752(%rip), %r11
+	movq cutap_front_hot+5504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4837,7 +4837,7 @@ cuMemDiscardAndPrefetchBatchAsync_ptsz:
 	.p2align 4
 cuMemDiscardBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2760(%rip), %r11
+	movq cutap_front_hot+5520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4851,7 +4851,7 @@ cuMemDiscardBatchAsync:
 	.p2align 4
 cuMemDiscardBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2768(%rip), %r11
+	movq cutap_front_hot+5536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4865,7 +4865,7 @@ cuMemDiscardBatchAsync_ptsz:
 	.p2align 4
 cuMemExportToShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2776(%rip), %r11
+	movq cutap_front_hot+5552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4879,7 +4879,7 @@ cuMemExportToShareableHandle:
 	.p2align 4
 cuMemFree:
 	.cfi_startproc
-	movq cutap_front_hot+2784(%rip), %r11
+	movq cutap_front_hot+5568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4893,7 +4893,7 @@ cuMemFree:
 	.p2align 4
 cuMemFreeAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2792(%rip), %r11
+	movq cutap_front_hot+5584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4907,7 +4907,7 @@ cuMemFreeAsync:
 	.p2align 4
 cuMemFreeAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+2800(%rip), %r11
+	movq cutap_front_hot+5600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4921,7 +4921,7 @@ cuMemFreeAsync_ptsz:
 	.p2align 4
 cuMemFreeHost:
 	.cfi_startproc
-	movq cutap_front_hot+2808(%rip), %r11
+	movq cutap_front_hot+5616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4935,7 +4935,7 @@ cuMemFreeHost:
 	.p2align 4
 cuMemFree_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2816(%rip), %r11
+	movq cutap_front_hot+5632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4949,7 +4949,7 @@ cuMemFree_v2:
 	.p2align 4
 cuMemGetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+2824(%rip), %r11
+	movq cutap_front_hot+5648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4963,7 +4963,7 @@ cuMemGetAccess:
 	.p2align 4
 cuMemGetAddressRange:
 	.cfi_startproc
-	movq cutap_front_hot+2832(%rip), %r11
+	movq cutap_front_hot+5664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4977,7 +4977,7 @@ cuMemGetAddressRange:
 	.p2align 4
 cuMemGetAddressRange_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2840(%rip), %r11
+	movq cutap_front_hot+5680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -4991,7 +4991,7 @@ cuMemGetAddressRange_v2:
 	.p2align 4
 cuMemGetAllocationGranularity:
 	.cfi_startproc
-	movq cutap_front_hot+2848(%rip), %r11
+	movq cutap_front_hot+5696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5005,7 +5005,7 @@ cuMemGetAllocationGranularity:
 	.p2align 4
 cuMemGetAllocationPropertiesFromHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2856(%rip), %r11
+	movq cutap_front_hot+5712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5019,7 +5019,7 @@ cuMemGetAllocationPropertiesFromHandle:
 	.p2align 4
 cuMemGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+2864(%rip), %r11
+	movq cutap_front_hot+5728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5033,7 +5033,7 @@ cuMemGetAttribute:
 	.p2align 4
 cuMemGetAttribute_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2872(%rip), %r11
+	movq cutap_front_hot+5744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5047,7 +5047,7 @@ cuMemGetAttribute_v2:
 	.p2align 4
 cuMemGetDefaultMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+2880(%rip), %r11
+	movq cutap_front_hot+5760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5061,7 +5061,7 @@ cuMemGetDefaultMemPool:
 	.p2align 4
 cuMemGetHandleForAddressRange:
 	.cfi_startproc
-	movq cutap_front_hot+2888(%rip), %r11
+	movq cutap_front_hot+5776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5075,7 +5075,7 @@ cuMemGetHandleForAddressRange:
 	.p2align 4
 cuMemGetInfo:
 	.cfi_startproc
-	movq cutap_front_hot+2896(%rip), %r11
+	movq cutap_front_hot+5792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5089,7 +5089,7 @@ cuMemGetInfo:
 	.p2align 4
 cuMemGetInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2904(%rip), %r11
+	movq cutap_front_hot+5808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5103,7 +5103,7 @@ cuMemGetInfo_v2:
 	.p2align 4
 cuMemGetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+2912(%rip), %r11
+	movq cutap_front_hot+5824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5117,7 +5117,7 @@ cuMemGetMemPool:
 	.p2align 4
 cuMemHostAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+2920(%rip), %r11
+	movq cutap_front_hot+5840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5131,7 +5131,7 @@ cuMemHostAlloc:
 	.p2align 4
 cuMemHostGetDevicePointer:
 	.cfi_startproc
-	movq cutap_front_hot+2928(%rip), %r11
+	movq cutap_front_hot+5856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5145,7 +5145,7 @@ cuMemHostGetDevicePointer:
 	.p2align 4
 cuMemHostGetDevicePointer_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2936(%rip), %r11
+	movq cutap_front_hot+5872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5159,7 +5159,7 @@ cuMemHostGetDevicePointer_v2:
 	.p2align 4
 cuMemHostGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+2944(%rip), %r11
+	movq cutap_front_hot+5888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5173,7 +5173,7 @@ cuMemHostGetFlags:
 	.p2align 4
 cuMemHostRegister:
 	.cfi_startproc
-	movq cutap_front_hot+2952(%rip), %r11
+	movq cutap_front_hot+5904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5187,7 +5187,7 @@ cuMemHostRegister:
 	.p2align 4
 cuMemHostRegister_v2:
 	.cfi_startproc
-	movq cutap_front_hot+2960(%rip), %r11
+	movq cutap_front_hot+5920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5201,7 +5201,7 @@ cuMemHostRegister_v2:
 	.p2align 4
 cuMemHostUnregister:
 	.cfi_startproc
-	movq cutap_front_hot+2968(%rip), %r11
+	movq cutap_front_hot+5936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5215,7 +5215,7 @@ cuMemHostUnregister:
 	.p2align 4
 cuMemImportFromShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+2976(%rip), %r11
+	movq cutap_front_hot+5952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5229,7 +5229,7 @@ cuMemImportFromShareableHandle:
 	.p2align 4
 cuMemMap:
 	.cfi_startproc
-	movq cutap_front_hot+2984(%rip), %r11
+	movq cutap_front_hot+5968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5243,7 +5243,7 @@ cuMemMap:
 	.p2align 4
 cuMemMapArrayAsync:
 	.cfi_startproc
-	movq cutap_front_hot+2992(%rip), %r11
+	movq cutap_front_hot+5984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5257,7 +5257,7 @@ cuMemMapArrayAsync:
 	.p2align 4
 cuMemMapArrayAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3000(%rip), %r11
+	movq cutap_front_hot+6000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5271,7 +5271,7 @@ cuMemMapArrayAsync_ptsz:
 	.p2align 4
 cuMemPoolCreate:
 	.cfi_startproc
-	movq cutap_front_hot+3008(%rip), %r11
+	movq cutap_front_hot+6016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5285,7 +5285,7 @@ cuMemPoolCreate:
 	.p2align 4
 cuMemPoolDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+3016(%rip), %r11
+	movq cutap_front_hot+6032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5299,7 +5299,7 @@ cuMemPoolDestroy:
 	.p2align 4
 cuMemPoolExportPointer:
 	.cfi_startproc
-	movq cutap_front_hot+3024(%rip), %r11
+	movq cutap_front_hot+6048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5313,7 +5313,7 @@ cuMemPoolExportPointer:
 	.p2align 4
 cuMemPoolExportToShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+3032(%rip), %r11
+	movq cutap_front_hot+6064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5327,7 +5327,7 @@ cuMemPoolExportToShareableHandle:
 	.p2align 4
 cuMemPoolGetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+3040(%rip), %r11
+	movq cutap_front_hot+6080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5341,7 +5341,7 @@ cuMemPoolGetAccess:
 	.p2align 4
 cuMemPoolGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+3048(%rip), %r11
+	movq cutap_front_hot+6096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5355,7 +5355,7 @@ cuMemPoolGetAttribute:
 	.p2align 4
 cuMemPoolImportFromShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+3056(%rip), %r11
+	movq cutap_front_hot+6112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5369,7 +5369,7 @@ cuMemPoolImportFromShareableHandle:
 	.p2align 4
 cuMemPoolImportPointer:
 	.cfi_startproc
-	movq cutap_front_hot+3064(%rip), %r11
+	movq cutap_front_hot+6128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5383,7 +5383,7 @@ cuMemPoolImportPointer:
 	.p2align 4
 cuMemPoolSetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+3072(%rip), %r11
+	movq cutap_front_hot+6144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5397,7 +5397,7 @@ cuMemPoolSetAccess:
 	.p2align 4
 cuMemPoolSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+3080(%rip), %r11
+	movq cutap_front_hot+6160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5411,7 +5411,7 @@ cuMemPoolSetAttribute:
 	.p2align 4
 cuMemPoolTrimTo:
 	.cfi_startproc
-	movq cutap_front_hot+3088(%rip), %r11
+	movq cutap_front_hot+6176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5425,7 +5425,7 @@ cuMemPoolTrimTo:
 	.p2align 4
 cuMemPrefetchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3096(%rip), %r11
+	movq cutap_front_hot+6192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5439,7 +5439,7 @@ cuMemPrefetchAsync:
 	.p2align 4
 cuMemPrefetchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3104(%rip), %r11
+	movq cutap_front_hot+6208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5453,7 +5453,7 @@ cuMemPrefetchAsync_ptsz:
 	.p2align 4
 cuMemPrefetchAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3112(%rip), %r11
+	movq cutap_front_hot+6224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5467,7 +5467,7 @@ cuMemPrefetchAsync_v2:
 	.p2align 4
 cuMemPrefetchAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3120(%rip), %r11
+	movq cutap_front_hot+6240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5481,7 +5481,7 @@ cuMemPrefetchAsync_v2_ptsz:
 	.p2align 4
 cuMemPrefetchBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3128(%rip), %r11
+	movq cutap_front_hot+6256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5495,7 +5495,7 @@ cuMemPrefetchBatchAsync:
 	.p2align 4
 cuMemPrefetchBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3136(%rip), %r11
+	movq cutap_front_hot+6272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5509,7 +5509,7 @@ cuMemPrefetchBatchAsync_ptsz:
 	.p2align 4
 cuMemRangeGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+3144(%rip), %r11
+	movq cutap_front_hot+6288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5523,7 +5523,7 @@ cuMemRangeGetAttribute:
 	.p2align 4
 cuMemRangeGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+3152(%rip), %r11
+	movq cutap_front_hot+6304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5537,7 +5537,7 @@ cuMemRangeGetAttributes:
 	.p2align 4
 cuMemRelease:
 	.cfi_startproc
-	movq cutap_front_hot+3160(%rip), %r11
+	movq cutap_front_hot+6320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5551,7 +5551,7 @@ cuMemRelease:
 	.p2align 4
 cuMemRetainAllocationHandle:
 	.cfi_startproc
-	movq cutap_front_hot+3168(%rip), %r11
+	movq cutap_front_hot+6336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5565,7 +5565,7 @@ cuMemRetainAllocationHandle:
 	.p2align 4
 cuMemSetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+3176(%rip), %r11
+	movq cutap_front_hot+6352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5579,7 +5579,7 @@ cuMemSetAccess:
 	.p2align 4
 cuMemSetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+3184(%rip), %r11
+	movq cutap_front_hot+6368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5593,7 +5593,7 @@ cuMemSetMemPool:
 	.p2align 4
 cuMemUnmap:
 	.cfi_startproc
-	movq cutap_front_hot+3192(%rip), %r11
+	movq cutap_front_hot+6384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5607,7 +5607,7 @@ cuMemUnmap:
 	.p2align 4
 cuMemcpy:
 	.cfi_startproc
-	movq cutap_front_hot+3200(%rip), %r11
+	movq cutap_front_hot+6400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5621,7 +5621,7 @@ cuMemcpy:
 	.p2align 4
 cuMemcpy2D:
 	.cfi_startproc
-	movq cutap_front_hot+3208(%rip), %r11
+	movq cutap_front_hot+6416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5635,7 +5635,7 @@ cuMemcpy2D:
 	.p2align 4
 cuMemcpy2DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3216(%rip), %r11
+	movq cutap_front_hot+6432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5649,7 +5649,7 @@ cuMemcpy2DAsync:
 	.p2align 4
 cuMemcpy2DAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3224(%rip), %r11
+	movq cutap_front_hot+6448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5663,7 +5663,7 @@ cuMemcpy2DAsync_v2:
 	.p2align 4
 cuMemcpy2DAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3232(%rip), %r11
+	movq cutap_front_hot+6464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5677,7 +5677,7 @@ cuMemcpy2DAsync_v2_ptsz:
 	.p2align 4
 cuMemcpy2DUnaligned:
 	.cfi_startproc
-	movq cutap_front_hot+3240(%rip), %r11
+	movq cutap_front_hot+6480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5691,7 +5691,7 @@ cuMemcpy2DUnaligned:
 	.p2align 4
 cuMemcpy2DUnaligned_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3248(%rip), %r11
+	movq cutap_front_hot+6496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5705,7 +5705,7 @@ cuMemcpy2DUnaligned_v2:
 	.p2align 4
 cuMemcpy2DUnaligned_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3256(%rip), %r11
+	movq cutap_front_hot+6512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5719,7 +5719,7 @@ cuMemcpy2DUnaligned_v2_ptds:
 	.p2align 4
 cuMemcpy2D_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3264(%rip), %r11
+	movq cutap_front_hot+6528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5733,7 +5733,7 @@ cuMemcpy2D_v2:
 	.p2align 4
 cuMemcpy2D_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3272(%rip), %r11
+	movq cutap_front_hot+6544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5747,7 +5747,7 @@ cuMemcpy2D_v2_ptds:
 	.p2align 4
 cuMemcpy3D:
 	.cfi_startproc
-	movq cutap_front_hot+3280(%rip), %r11
+	movq cutap_front_hot+6560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5761,7 +5761,7 @@ cuMemcpy3D:
 	.p2align 4
 cuMemcpy3DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3288(%rip), %r11
+	movq cutap_front_hot+6576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5775,7 +5775,7 @@ cuMemcpy3DAsync:
 	.p2align 4
 cuMemcpy3DAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3296(%rip), %r11
+	movq cutap_front_hot+6592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5789,7 +5789,7 @@ cuMemcpy3DAsync_v2:
 	.p2align 4
 cuMemcpy3DAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3304(%rip), %r11
+	movq cutap_front_hot+6608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5803,7 +5803,7 @@ cuMemcpy3DAsync_v2_ptsz:
 	.p2align 4
 cuMemcpy3DBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3312(%rip), %r11
+	movq cutap_front_hot+6624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5817,7 +5817,7 @@ cuMemcpy3DBatchAsync:
 	.p2align 4
 cuMemcpy3DBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3320(%rip), %r11
+	movq cutap_front_hot+6640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5831,7 +5831,7 @@ cuMemcpy3DBatchAsync_ptsz:
 	.p2align 4
 cuMemcpy3DBatchAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3328(%rip), %r11
+	movq cutap_front_hot+6656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5845,7 +5845,7 @@ cuMemcpy3DBatchAsync_v2:
 	.p2align 4
 cuMemcpy3DBatchAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3336(%rip), %r11
+	movq cutap_front_hot+6672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5859,7 +5859,7 @@ cuMemcpy3DBatchAsync_v2_ptsz:
 	.p2align 4
 cuMemcpy3DPeer:
 	.cfi_startproc
-	movq cutap_front_hot+3344(%rip), %r11
+	movq cutap_front_hot+6688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5873,7 +5873,7 @@ cuMemcpy3DPeer:
 	.p2align 4
 cuMemcpy3DPeerAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3352(%rip), %r11
+	movq cutap_front_hot+6704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5887,7 +5887,7 @@ cuMemcpy3DPeerAsync:
 	.p2align 4
 cuMemcpy3DPeerAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3360(%rip), %r11
+	movq cutap_front_hot+6720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5901,7 +5901,7 @@ cuMemcpy3DPeerAsync_ptsz:
 	.p2align 4
 cuMemcpy3DPeer_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3368(%rip), %r11
+	movq cutap_front_hot+6736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5915,7 +5915,7 @@ cuMemcpy3DPeer_ptds:
 	.p2align 4
 cuMemcpy3D_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3376(%rip), %r11
+	movq cutap_front_hot+6752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5929,7 +5929,7 @@ cuMemcpy3D_v2:
 	.p2align 4
 cuMemcpy3D_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3384(%rip), %r11
+	movq cutap_front_hot+6768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5943,7 +5943,7 @@ cuMemcpy3D_v2_ptds:
 	.p2align 4
 cuMemcpyAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3392(%rip), %r11
+	movq cutap_front_hot+6784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5957,7 +5957,7 @@ cuMemcpyAsync:
 	.p2align 4
 cuMemcpyAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3400(%rip), %r11
+	movq cutap_front_hot+6800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5971,7 +5971,7 @@ cuMemcpyAsync_ptsz:
 	.p2align 4
 cuMemcpyAtoA:
 	.cfi_startproc
-	movq cutap_front_hot+3408(%rip), %r11
+	movq cutap_front_hot+6816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5985,7 +5985,7 @@ cuMemcpyAtoA:
 	.p2align 4
 cuMemcpyAtoA_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3416(%rip), %r11
+	movq cutap_front_hot+6832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -5999,7 +5999,7 @@ cuMemcpyAtoA_v2:
 	.p2align 4
 cuMemcpyAtoA_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3424(%rip), %r11
+	movq cutap_front_hot+6848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6013,7 +6013,7 @@ cuMemcpyAtoA_v2_ptds:
 	.p2align 4
 cuMemcpyAtoD:
 	.cfi_startproc
-	movq cutap_front_hot+3432(%rip), %r11
+	movq cutap_front_hot+6864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6027,7 +6027,7 @@ cuMemcpyAtoD:
 	.p2align 4
 cuMemcpyAtoD_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3440(%rip), %r11
+	movq cutap_front_hot+6880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6041,7 +6041,7 @@ cuMemcpyAtoD_v2:
 	.p2align 4
 cuMemcpyAtoD_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3448(%rip), %r11
+	movq cutap_front_hot+6896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6055,7 +6055,7 @@ cuMemcpyAtoD_v2_ptds:
 	.p2align 4
 cuMemcpyAtoH:
 	.cfi_startproc
-	movq cutap_front_hot+3456(%rip), %r11
+	movq cutap_front_hot+6912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6069,7 +6069,7 @@ cuMemcpyAtoH:
 	.p2align 4
 cuMemcpyAtoHAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3464(%rip), %r11
+	movq cutap_front_hot+6928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6083,7 +6083,7 @@ cuMemcpyAtoHAsync:
 	.p2align 4
 cuMemcpyAtoHAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3472(%rip), %r11
+	movq cutap_front_hot+6944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6097,7 +6097,7 @@ cuMemcpyAtoHAsync_v2:
 	.p2align 4
 cuMemcpyAtoHAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3480(%rip), %r11
+	movq cutap_front_hot+6960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6111,7 +6111,7 @@ cuMemcpyAtoHAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyAtoH_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3488(%rip), %r11
+	movq cutap_front_hot+6976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6125,7 +6125,7 @@ cuMemcpyAtoH_v2:
 	.p2align 4
 cuMemcpyAtoH_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3496(%rip), %r11
+	movq cutap_front_hot+6992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6139,7 +6139,7 @@ cuMemcpyAtoH_v2_ptds:
 	.p2align 4
 cuMemcpyBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3504(%rip), %r11
+	movq cutap_front_hot+7008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6153,7 +6153,7 @@ cuMemcpyBatchAsync:
 	.p2align 4
 cuMemcpyBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3512(%rip), %r11
+	movq cutap_front_hot+7024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6167,7 +6167,7 @@ cuMemcpyBatchAsync_ptsz:
 	.p2align 4
 cuMemcpyBatchAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3520(%rip), %r11
+	movq cutap_front_hot+7040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6181,7 +6181,7 @@ cuMemcpyBatchAsync_v2:
 	.p2align 4
 cuMemcpyBatchAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3528(%rip), %r11
+	movq cutap_front_hot+7056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6195,7 +6195,7 @@ cuMemcpyBatchAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyDtoA:
 	.cfi_startproc
-	movq cutap_front_hot+3536(%rip), %r11
+	movq cutap_front_hot+7072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6209,7 +6209,7 @@ cuMemcpyDtoA:
 	.p2align 4
 cuMemcpyDtoA_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3544(%rip), %r11
+	movq cutap_front_hot+7088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6223,7 +6223,7 @@ cuMemcpyDtoA_v2:
 	.p2align 4
 cuMemcpyDtoA_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3552(%rip), %r11
+	movq cutap_front_hot+7104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6237,7 +6237,7 @@ cuMemcpyDtoA_v2_ptds:
 	.p2align 4
 cuMemcpyDtoD:
 	.cfi_startproc
-	movq cutap_front_hot+3560(%rip), %r11
+	movq cutap_front_hot+7120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6251,7 +6251,7 @@ cuMemcpyDtoD:
 	.p2align 4
 cuMemcpyDtoDAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3568(%rip), %r11
+	movq cutap_front_hot+7136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6265,7 +6265,7 @@ cuMemcpyDtoDAsync:
 	.p2align 4
 cuMemcpyDtoDAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3576(%rip), %r11
+	movq cutap_front_hot+7152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6279,7 +6279,7 @@ cuMemcpyDtoDAsync_v2:
 	.p2align 4
 cuMemcpyDtoDAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3584(%rip), %r11
+	movq cutap_front_hot+7168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6293,7 +6293,7 @@ cuMemcpyDtoDAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyDtoD_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3592(%rip), %r11
+	movq cutap_front_hot+7184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6307,7 +6307,7 @@ cuMemcpyDtoD_v2:
 	.p2align 4
 cuMemcpyDtoD_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3600(%rip), %r11
+	movq cutap_front_hot+7200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6321,7 +6321,7 @@ cuMemcpyDtoD_v2_ptds:
 	.p2align 4
 cuMemcpyDtoH:
 	.cfi_startproc
-	movq cutap_front_hot+3608(%rip), %r11
+	movq cutap_front_hot+7216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6335,7 +6335,7 @@ cuMemcpyDtoH:
 	.p2align 4
 cuMemcpyDtoHAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3616(%rip), %r11
+	movq cutap_front_hot+7232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6349,7 +6349,7 @@ cuMemcpyDtoHAsync:
 	.p2align 4
 cuMemcpyDtoHAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3624(%rip), %r11
+	movq cutap_front_hot+7248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6363,7 +6363,7 @@ cuMemcpyDtoHAsync_v2:
 	.p2align 4
 cuMemcpyDtoHAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3632(%rip), %r11
+	movq cutap_front_hot+7264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6377,7 +6377,7 @@ cuMemcpyDtoHAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyDtoH_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3640(%rip), %r11
+	movq cutap_front_hot+7280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6391,7 +6391,7 @@ cuMemcpyDtoH_v2:
 	.p2align 4
 cuMemcpyDtoH_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3648(%rip), %r11
+	movq cutap_front_hot+7296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6405,7 +6405,7 @@ cuMemcpyDtoH_v2_ptds:
 	.p2align 4
 cuMemcpyHtoA:
 	.cfi_startproc
-	movq cutap_front_hot+3656(%rip), %r11
+	movq cutap_front_hot+7312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6419,7 +6419,7 @@ cuMemcpyHtoA:
 	.p2align 4
 cuMemcpyHtoAAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3664(%rip), %r11
+	movq cutap_front_hot+7328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6433,7 +6433,7 @@ cuMemcpyHtoAAsync:
 	.p2align 4
 cuMemcpyHtoAAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3672(%rip), %r11
+	movq cutap_front_hot+7344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6447,7 +6447,7 @@ cuMemcpyHtoAAsync_v2:
 	.p2align 4
 cuMemcpyHtoAAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3680(%rip), %r11
+	movq cutap_front_hot+7360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6461,7 +6461,7 @@ cuMemcpyHtoAAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyHtoA_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3688(%rip), %r11
+	movq cutap_front_hot+7376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6475,7 +6475,7 @@ cuMemcpyHtoA_v2:
 	.p2align 4
 cuMemcpyHtoA_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3696(%rip), %r11
+	movq cutap_front_hot+7392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6489,7 +6489,7 @@ cuMemcpyHtoA_v2_ptds:
 	.p2align 4
 cuMemcpyHtoD:
 	.cfi_startproc
-	movq cutap_front_hot+3704(%rip), %r11
+	movq cutap_front_hot+7408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6503,7 +6503,7 @@ cuMemcpyHtoD:
 	.p2align 4
 cuMemcpyHtoDAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3712(%rip), %r11
+	movq cutap_front_hot+7424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6517,7 +6517,7 @@ cuMemcpyHtoDAsync:
 	.p2align 4
 cuMemcpyHtoDAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3720(%rip), %r11
+	movq cutap_front_hot+7440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6531,7 +6531,7 @@ cuMemcpyHtoDAsync_v2:
 	.p2align 4
 cuMemcpyHtoDAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3728(%rip), %r11
+	movq cutap_front_hot+7456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6545,7 +6545,7 @@ cuMemcpyHtoDAsync_v2_ptsz:
 	.p2align 4
 cuMemcpyHtoD_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3736(%rip), %r11
+	movq cutap_front_hot+7472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6559,7 +6559,7 @@ cuMemcpyHtoD_v2:
 	.p2align 4
 cuMemcpyHtoD_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3744(%rip), %r11
+	movq cutap_front_hot+7488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6573,7 +6573,7 @@ cuMemcpyHtoD_v2_ptds:
 	.p2align 4
 cuMemcpyPeer:
 	.cfi_startproc
-	movq cutap_front_hot+3752(%rip), %r11
+	movq cutap_front_hot+7504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6587,7 +6587,7 @@ cuMemcpyPeer:
 	.p2align 4
 cuMemcpyPeerAsync:
 	.cfi_startproc
-	movq cutap_front_hot+3760(%rip), %r11
+	movq cutap_front_hot+7520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6601,7 +6601,7 @@ cuMemcpyPeerAsync:
 	.p2align 4
 cuMemcpyPeerAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3768(%rip), %r11
+	movq cutap_front_hot+7536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6615,7 +6615,7 @@ cuMemcpyPeerAsync_ptsz:
 	.p2align 4
 cuMemcpyPeer_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3776(%rip), %r11
+	movq cutap_front_hot+7552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6629,7 +6629,7 @@ cuMemcpyPeer_ptds:
 	.p2align 4
 cuMemcpy_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3784(%rip), %r11
+	movq cutap_front_hot+7568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6643,7 +6643,7 @@ cuMemcpy_ptds:
 	.p2align 4
 cuMemsetD16:
 	.cfi_startproc
-	movq cutap_front_hot+3792(%rip), %r11
+	movq cutap_front_hot+7584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6657,7 +6657,7 @@ cuMemsetD16:
 	.p2align 4
 cuMemsetD16Async:
 	.cfi_startproc
-	movq cutap_front_hot+3800(%rip), %r11
+	movq cutap_front_hot+7600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6671,7 +6671,7 @@ cuMemsetD16Async:
 	.p2align 4
 cuMemsetD16Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3808(%rip), %r11
+	movq cutap_front_hot+7616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6685,7 +6685,7 @@ cuMemsetD16Async_ptsz:
 	.p2align 4
 cuMemsetD16_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3816(%rip), %r11
+	movq cutap_front_hot+7632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6699,7 +6699,7 @@ cuMemsetD16_v2:
 	.p2align 4
 cuMemsetD16_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3824(%rip), %r11
+	movq cutap_front_hot+7648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6713,7 +6713,7 @@ cuMemsetD16_v2_ptds:
 	.p2align 4
 cuMemsetD2D16:
 	.cfi_startproc
-	movq cutap_front_hot+3832(%rip), %r11
+	movq cutap_front_hot+7664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6727,7 +6727,7 @@ cuMemsetD2D16:
 	.p2align 4
 cuMemsetD2D16Async:
 	.cfi_startproc
-	movq cutap_front_hot+3840(%rip), %r11
+	movq cutap_front_hot+7680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6741,7 +6741,7 @@ cuMemsetD2D16Async:
 	.p2align 4
 cuMemsetD2D16Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3848(%rip), %r11
+	movq cutap_front_hot+7696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6755,7 +6755,7 @@ cuMemsetD2D16Async_ptsz:
 	.p2align 4
 cuMemsetD2D16_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3856(%rip), %r11
+	movq cutap_front_hot+7712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6769,7 +6769,7 @@ cuMemsetD2D16_v2:
 	.p2align 4
 cuMemsetD2D16_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3864(%rip), %r11
+	movq cutap_front_hot+7728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6783,7 +6783,7 @@ cuMemsetD2D16_v2_ptds:
 	.p2align 4
 cuMemsetD2D32:
 	.cfi_startproc
-	movq cutap_front_hot+3872(%rip), %r11
+	movq cutap_front_hot+7744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6797,7 +6797,7 @@ cuMemsetD2D32:
 	.p2align 4
 cuMemsetD2D32Async:
 	.cfi_startproc
-	movq cutap_front_hot+3880(%rip), %r11
+	movq cutap_front_hot+7760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6811,7 +6811,7 @@ cuMemsetD2D32Async:
 	.p2align 4
 cuMemsetD2D32Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3888(%rip), %r11
+	movq cutap_front_hot+7776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6825,7 +6825,7 @@ cuMemsetD2D32Async_ptsz:
 	.p2align 4
 cuMemsetD2D32_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3896(%rip), %r11
+	movq cutap_front_hot+7792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6839,7 +6839,7 @@ cuMemsetD2D32_v2:
 	.p2align 4
 cuMemsetD2D32_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3904(%rip), %r11
+	movq cutap_front_hot+7808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6853,7 +6853,7 @@ cuMemsetD2D32_v2_ptds:
 	.p2align 4
 cuMemsetD2D8:
 	.cfi_startproc
-	movq cutap_front_hot+3912(%rip), %r11
+	movq cutap_front_hot+7824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6867,7 +6867,7 @@ cuMemsetD2D8:
 	.p2align 4
 cuMemsetD2D8Async:
 	.cfi_startproc
-	movq cutap_front_hot+3920(%rip), %r11
+	movq cutap_front_hot+7840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6881,7 +6881,7 @@ cuMemsetD2D8Async:
 	.p2align 4
 cuMemsetD2D8Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3928(%rip), %r11
+	movq cutap_front_hot+7856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6895,7 +6895,7 @@ cuMemsetD2D8Async_ptsz:
 	.p2align 4
 cuMemsetD2D8_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3936(%rip), %r11
+	movq cutap_front_hot+7872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6909,7 +6909,7 @@ cuMemsetD2D8_v2:
 	.p2align 4
 cuMemsetD2D8_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3944(%rip), %r11
+	movq cutap_front_hot+7888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6923,7 +6923,7 @@ cuMemsetD2D8_v2_ptds:
 	.p2align 4
 cuMemsetD32:
 	.cfi_startproc
-	movq cutap_front_hot+3952(%rip), %r11
+	movq cutap_front_hot+7904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6937,7 +6937,7 @@ cuMemsetD32:
 	.p2align 4
 cuMemsetD32Async:
 	.cfi_startproc
-	movq cutap_front_hot+3960(%rip), %r11
+	movq cutap_front_hot+7920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6951,7 +6951,7 @@ cuMemsetD32Async:
 	.p2align 4
 cuMemsetD32Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+3968(%rip), %r11
+	movq cutap_front_hot+7936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6965,7 +6965,7 @@ cuMemsetD32Async_ptsz:
 	.p2align 4
 cuMemsetD32_v2:
 	.cfi_startproc
-	movq cutap_front_hot+3976(%rip), %r11
+	movq cutap_front_hot+7952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6979,7 +6979,7 @@ cuMemsetD32_v2:
 	.p2align 4
 cuMemsetD32_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+3984(%rip), %r11
+	movq cutap_front_hot+7968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -6993,7 +6993,7 @@ cuMemsetD32_v2_ptds:
 	.p2align 4
 cuMemsetD8:
 	.cfi_startproc
-	movq cutap_front_hot+3992(%rip), %r11
+	movq cutap_front_hot+7984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7007,7 +7007,7 @@ cuMemsetD8:
 	.p2align 4
 cuMemsetD8Async:
 	.cfi_startproc
-	movq cutap_front_hot+4000(%rip), %r11
+	movq cutap_front_hot+8000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7021,7 +7021,7 @@ cuMemsetD8Async:
 	.p2align 4
 cuMemsetD8Async_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4008(%rip), %r11
+	movq cutap_front_hot+8016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7035,7 +7035,7 @@ cuMemsetD8Async_ptsz:
 	.p2align 4
 cuMemsetD8_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4016(%rip), %r11
+	movq cutap_front_hot+8032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7049,7 +7049,7 @@ cuMemsetD8_v2:
 	.p2align 4
 cuMemsetD8_v2_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+4024(%rip), %r11
+	movq cutap_front_hot+8048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7063,7 +7063,7 @@ cuMemsetD8_v2_ptds:
 	.p2align 4
 cuMipmappedArrayCreate:
 	.cfi_startproc
-	movq cutap_front_hot+4032(%rip), %r11
+	movq cutap_front_hot+8064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7077,7 +7077,7 @@ cuMipmappedArrayCreate:
 	.p2align 4
 cuMipmappedArrayDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+4040(%rip), %r11
+	movq cutap_front_hot+8080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7091,7 +7091,7 @@ cuMipmappedArrayDestroy:
 	.p2align 4
 cuMipmappedArrayGetLevel:
 	.cfi_startproc
-	movq cutap_front_hot+4048(%rip), %r11
+	movq cutap_front_hot+8096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7105,7 +7105,7 @@ cuMipmappedArrayGetLevel:
 	.p2align 4
 cuMipmappedArrayGetMemoryRequirements:
 	.cfi_startproc
-	movq cutap_front_hot+4056(%rip), %r11
+	movq cutap_front_hot+8112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7119,7 +7119,7 @@ cuMipmappedArrayGetMemoryRequirements:
 	.p2align 4
 cuMipmappedArrayGetSparseProperties:
 	.cfi_startproc
-	movq cutap_front_hot+4064(%rip), %r11
+	movq cutap_front_hot+8128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7133,7 +7133,7 @@ cuMipmappedArrayGetSparseProperties:
 	.p2align 4
 cuModuleEnumerateFunctions:
 	.cfi_startproc
-	movq cutap_front_hot+4072(%rip), %r11
+	movq cutap_front_hot+8144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7147,7 +7147,7 @@ cuModuleEnumerateFunctions:
 	.p2align 4
 cuModuleGetFunction:
 	.cfi_startproc
-	movq cutap_front_hot+4080(%rip), %r11
+	movq cutap_front_hot+8160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7161,7 +7161,7 @@ cuModuleGetFunction:
 	.p2align 4
 cuModuleGetFunctionCount:
 	.cfi_startproc
-	movq cutap_front_hot+4088(%rip), %r11
+	movq cutap_front_hot+8176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7175,7 +7175,7 @@ cuModuleGetFunctionCount:
 	.p2align 4
 cuModuleGetGlobal:
 	.cfi_startproc
-	movq cutap_front_hot+4096(%rip), %r11
+	movq cutap_front_hot+8192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7189,7 +7189,7 @@ cuModuleGetGlobal:
 	.p2align 4
 cuModuleGetGlobal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4104(%rip), %r11
+	movq cutap_front_hot+8208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7203,7 +7203,7 @@ cuModuleGetGlobal_v2:
 	.p2align 4
 cuModuleGetLoadingMode:
 	.cfi_startproc
-	movq cutap_front_hot+4112(%rip), %r11
+	movq cutap_front_hot+8224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7217,7 +7217,7 @@ cuModuleGetLoadingMode:
 	.p2align 4
 cuModuleGetSurfRef:
 	.cfi_startproc
-	movq cutap_front_hot+4120(%rip), %r11
+	movq cutap_front_hot+8240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7231,7 +7231,7 @@ cuModuleGetSurfRef:
 	.p2align 4
 cuModuleGetTexRef:
 	.cfi_startproc
-	movq cutap_front_hot+4128(%rip), %r11
+	movq cutap_front_hot+8256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7245,7 +7245,7 @@ cuModuleGetTexRef:
 	.p2align 4
 cuModuleLoad:
 	.cfi_startproc
-	movq cutap_front_hot+4136(%rip), %r11
+	movq cutap_front_hot+8272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7259,7 +7259,7 @@ cuModuleLoad:
 	.p2align 4
 cuModuleLoadData:
 	.cfi_startproc
-	movq cutap_front_hot+4144(%rip), %r11
+	movq cutap_front_hot+8288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7273,7 +7273,7 @@ cuModuleLoadData:
 	.p2align 4
 cuModuleLoadDataEx:
 	.cfi_startproc
-	movq cutap_front_hot+4152(%rip), %r11
+	movq cutap_front_hot+8304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7287,7 +7287,7 @@ cuModuleLoadDataEx:
 	.p2align 4
 cuModuleLoadFatBinary:
 	.cfi_startproc
-	movq cutap_front_hot+4160(%rip), %r11
+	movq cutap_front_hot+8320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7301,7 +7301,7 @@ cuModuleLoadFatBinary:
 	.p2align 4
 cuModuleUnload:
 	.cfi_startproc
-	movq cutap_front_hot+4168(%rip), %r11
+	movq cutap_front_hot+8336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7315,7 +7315,7 @@ cuModuleUnload:
 	.p2align 4
 cuMulticastAddDevice:
 	.cfi_startproc
-	movq cutap_front_hot+4176(%rip), %r11
+	movq cutap_front_hot+8352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7329,7 +7329,7 @@ cuMulticastAddDevice:
 	.p2align 4
 cuMulticastBindAddr:
 	.cfi_startproc
-	movq cutap_front_hot+4184(%rip), %r11
+	movq cutap_front_hot+8368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7343,7 +7343,7 @@ cuMulticastBindAddr:
 	.p2align 4
 cuMulticastBindMem:
 	.cfi_startproc
-	movq cutap_front_hot+4192(%rip), %r11
+	movq cutap_front_hot+8384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7357,7 +7357,7 @@ cuMulticastBindMem:
 	.p2align 4
 cuMulticastCreate:
 	.cfi_startproc
-	movq cutap_front_hot+4200(%rip), %r11
+	movq cutap_front_hot+8400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7371,7 +7371,7 @@ cuMulticastCreate:
 	.p2align 4
 cuMulticastGetGranularity:
 	.cfi_startproc
-	movq cutap_front_hot+4208(%rip), %r11
+	movq cutap_front_hot+8416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7385,7 +7385,7 @@ cuMulticastGetGranularity:
 	.p2align 4
 cuMulticastUnbind:
 	.cfi_startproc
-	movq cutap_front_hot+4216(%rip), %r11
+	movq cutap_front_hot+8432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7399,7 +7399,7 @@ cuMulticastUnbind:
 	.p2align 4
 cuOccupancyAvailableDynamicSMemPerBlock:
 	.cfi_startproc
-	movq cutap_front_hot+4224(%rip), %r11
+	movq cutap_front_hot+8448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7413,7 +7413,7 @@ cuOccupancyAvailableDynamicSMemPerBlock:
 	.p2align 4
 cuOccupancyMaxActiveBlocksPerMultiprocessor:
 	.cfi_startproc
-	movq cutap_front_hot+4232(%rip), %r11
+	movq cutap_front_hot+8464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7427,7 +7427,7 @@ cuOccupancyMaxActiveBlocksPerMultiprocessor:
 	.p2align 4
 cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+4240(%rip), %r11
+	movq cutap_front_hot+8480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7441,7 +7441,7 @@ cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
 	.p2align 4
 cuOccupancyMaxActiveClusters:
 	.cfi_startproc
-	movq cutap_front_hot+4248(%rip), %r11
+	movq cutap_front_hot+8496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7455,7 +7455,7 @@ cuOccupancyMaxActiveClusters:
 	.p2align 4
 cuOccupancyMaxPotentialBlockSize:
 	.cfi_startproc
-	movq cutap_front_hot+4256(%rip), %r11
+	movq cutap_front_hot+8512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7469,7 +7469,7 @@ cuOccupancyMaxPotentialBlockSize:
 	.p2align 4
 cuOccupancyMaxPotentialBlockSizeWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+4264(%rip), %r11
+	movq cutap_front_hot+8528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7483,7 +7483,7 @@ cuOccupancyMaxPotentialBlockSizeWithFlags:
 	.p2align 4
 cuOccupancyMaxPotentialClusterSize:
 	.cfi_startproc
-	movq cutap_front_hot+4272(%rip), %r11
+	movq cutap_front_hot+8544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7497,7 +7497,7 @@ cuOccupancyMaxPotentialClusterSize:
 	.p2align 4
 cuParamSetSize:
 	.cfi_startproc
-	movq cutap_front_hot+4280(%rip), %r11
+	movq cutap_front_hot+8560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7511,7 +7511,7 @@ cuParamSetSize:
 	.p2align 4
 cuParamSetTexRef:
 	.cfi_startproc
-	movq cutap_front_hot+4288(%rip), %r11
+	movq cutap_front_hot+8576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7525,7 +7525,7 @@ cuParamSetTexRef:
 	.p2align 4
 cuParamSetf:
 	.cfi_startproc
-	movq cutap_front_hot+4296(%rip), %r11
+	movq cutap_front_hot+8592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7539,7 +7539,7 @@ cuParamSetf:
 	.p2align 4
 cuParamSeti:
 	.cfi_startproc
-	movq cutap_front_hot+4304(%rip), %r11
+	movq cutap_front_hot+8608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7553,7 +7553,7 @@ cuParamSeti:
 	.p2align 4
 cuParamSetv:
 	.cfi_startproc
-	movq cutap_front_hot+4312(%rip), %r11
+	movq cutap_front_hot+8624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7567,7 +7567,7 @@ cuParamSetv:
 	.p2align 4
 cuPointerGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+4320(%rip), %r11
+	movq cutap_front_hot+8640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7581,7 +7581,7 @@ cuPointerGetAttribute:
 	.p2align 4
 cuPointerGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+4328(%rip), %r11
+	movq cutap_front_hot+8656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7595,7 +7595,7 @@ cuPointerGetAttributes:
 	.p2align 4
 cuPointerSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+4336(%rip), %r11
+	movq cutap_front_hot+8672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7609,7 +7609,7 @@ cuPointerSetAttribute:
 	.p2align 4
 cuProfilerInitialize:
 	.cfi_startproc
-	movq cutap_front_hot+4344(%rip), %r11
+	movq cutap_front_hot+8688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7623,7 +7623,7 @@ cuProfilerInitialize:
 	.p2align 4
 cuProfilerStart:
 	.cfi_startproc
-	movq cutap_front_hot+4352(%rip), %r11
+	movq cutap_front_hot+8704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7637,7 +7637,7 @@ cuProfilerStart:
 	.p2align 4
 cuProfilerStop:
 	.cfi_startproc
-	movq cutap_front_hot+4360(%rip), %r11
+	movq cutap_front_hot+8720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7651,7 +7651,7 @@ cuProfilerStop:
 	.p2align 4
 cuSignalExternalSemaphoresAsync:
 	.cfi_startproc
-	movq cutap_front_hot+4368(%rip), %r11
+	movq cutap_front_hot+8736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7665,7 +7665,7 @@ cuSignalExternalSemaphoresAsync:
 	.p2align 4
 cuSignalExternalSemaphoresAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4376(%rip), %r11
+	movq cutap_front_hot+8752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7679,7 +7679,7 @@ cuSignalExternalSemaphoresAsync_ptsz:
 	.p2align 4
 cuStreamAddCallback:
 	.cfi_startproc
-	movq cutap_front_hot+4384(%rip), %r11
+	movq cutap_front_hot+8768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7693,7 +7693,7 @@ cuStreamAddCallback:
 	.p2align 4
 cuStreamAddCallback_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4392(%rip), %r11
+	movq cutap_front_hot+8784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7707,7 +7707,7 @@ cuStreamAddCallback_ptsz:
 	.p2align 4
 cuStreamAttachMemAsync:
 	.cfi_startproc
-	movq cutap_front_hot+4400(%rip), %r11
+	movq cutap_front_hot+8800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7721,7 +7721,7 @@ cuStreamAttachMemAsync:
 	.p2align 4
 cuStreamAttachMemAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4408(%rip), %r11
+	movq cutap_front_hot+8816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7735,7 +7735,7 @@ cuStreamAttachMemAsync_ptsz:
 	.p2align 4
 cuStreamBatchMemOp:
 	.cfi_startproc
-	movq cutap_front_hot+4416(%rip), %r11
+	movq cutap_front_hot+8832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7749,7 +7749,7 @@ cuStreamBatchMemOp:
 	.p2align 4
 cuStreamBatchMemOp_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4424(%rip), %r11
+	movq cutap_front_hot+8848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7763,7 +7763,7 @@ cuStreamBatchMemOp_ptsz:
 	.p2align 4
 cuStreamBatchMemOp_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4432(%rip), %r11
+	movq cutap_front_hot+8864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7777,7 +7777,7 @@ cuStreamBatchMemOp_v2:
 	.p2align 4
 cuStreamBatchMemOp_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4440(%rip), %r11
+	movq cutap_front_hot+8880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7791,7 +7791,7 @@ cuStreamBatchMemOp_v2_ptsz:
 	.p2align 4
 cuStreamBeginCapture:
 	.cfi_startproc
-	movq cutap_front_hot+4448(%rip), %r11
+	movq cutap_front_hot+8896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7805,7 +7805,7 @@ cuStreamBeginCapture:
 	.p2align 4
 cuStreamBeginCaptureToGraph:
 	.cfi_startproc
-	movq cutap_front_hot+4456(%rip), %r11
+	movq cutap_front_hot+8912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7819,7 +7819,7 @@ cuStreamBeginCaptureToGraph:
 	.p2align 4
 cuStreamBeginCaptureToGraph_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4464(%rip), %r11
+	movq cutap_front_hot+8928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7833,7 +7833,7 @@ cuStreamBeginCaptureToGraph_ptsz:
 	.p2align 4
 cuStreamBeginCapture_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4472(%rip), %r11
+	movq cutap_front_hot+8944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7847,7 +7847,7 @@ cuStreamBeginCapture_ptsz:
 	.p2align 4
 cuStreamBeginCapture_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4480(%rip), %r11
+	movq cutap_front_hot+8960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7861,7 +7861,7 @@ cuStreamBeginCapture_v2:
 	.p2align 4
 cuStreamBeginCapture_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4488(%rip), %r11
+	movq cutap_front_hot+8976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7875,7 +7875,7 @@ cuStreamBeginCapture_v2_ptsz:
 	.p2align 4
 cuStreamCopyAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+4496(%rip), %r11
+	movq cutap_front_hot+8992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7889,7 +7889,7 @@ cuStreamCopyAttributes:
 	.p2align 4
 cuStreamCopyAttributes_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4504(%rip), %r11
+	movq cutap_front_hot+9008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7903,7 +7903,7 @@ cuStreamCopyAttributes_ptsz:
 	.p2align 4
 cuStreamCreate:
 	.cfi_startproc
-	movq cutap_front_hot+4512(%rip), %r11
+	movq cutap_front_hot+9024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7917,7 +7917,7 @@ cuStreamCreate:
 	.p2align 4
 cuStreamCreateWithPriority:
 	.cfi_startproc
-	movq cutap_front_hot+4520(%rip), %r11
+	movq cutap_front_hot+9040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7931,7 +7931,7 @@ cuStreamCreateWithPriority:
 	.p2align 4
 cuStreamDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+4528(%rip), %r11
+	movq cutap_front_hot+9056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7945,7 +7945,7 @@ cuStreamDestroy:
 	.p2align 4
 cuStreamDestroy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4536(%rip), %r11
+	movq cutap_front_hot+9072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7959,7 +7959,7 @@ cuStreamDestroy_v2:
 	.p2align 4
 cuStreamEndCapture:
 	.cfi_startproc
-	movq cutap_front_hot+4544(%rip), %r11
+	movq cutap_front_hot+9088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7973,7 +7973,7 @@ cuStreamEndCapture:
 	.p2align 4
 cuStreamEndCapture_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4552(%rip), %r11
+	movq cutap_front_hot+9104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -7987,7 +7987,7 @@ cuStreamEndCapture_ptsz:
 	.p2align 4
 cuStreamGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+4560(%rip), %r11
+	movq cutap_front_hot+9120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8001,7 +8001,7 @@ cuStreamGetAttribute:
 	.p2align 4
 cuStreamGetAttribute_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4568(%rip), %r11
+	movq cutap_front_hot+9136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8015,7 +8015,7 @@ cuStreamGetAttribute_ptsz:
 	.p2align 4
 cuStreamGetCaptureInfo:
 	.cfi_startproc
-	movq cutap_front_hot+4576(%rip), %r11
+	movq cutap_front_hot+9152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8029,7 +8029,7 @@ cuStreamGetCaptureInfo:
 	.p2align 4
 cuStreamGetCaptureInfo_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4584(%rip), %r11
+	movq cutap_front_hot+9168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8043,7 +8043,7 @@ cuStreamGetCaptureInfo_ptsz:
 	.p2align 4
 cuStreamGetCaptureInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4592(%rip), %r11
+	movq cutap_front_hot+9184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8057,7 +8057,7 @@ cuStreamGetCaptureInfo_v2:
 	.p2align 4
 cuStreamGetCaptureInfo_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4600(%rip), %r11
+	movq cutap_front_hot+9200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8071,7 +8071,7 @@ cuStreamGetCaptureInfo_v2_ptsz:
 	.p2align 4
 cuStreamGetCaptureInfo_v3:
 	.cfi_startproc
-	movq cutap_front_hot+4608(%rip), %r11
+	movq cutap_front_hot+9216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8085,7 +8085,7 @@ cuStreamGetCaptureInfo_v3:
 	.p2align 4
 cuStreamGetCaptureInfo_v3_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4616(%rip), %r11
+	movq cutap_front_hot+9232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8099,7 +8099,7 @@ cuStreamGetCaptureInfo_v3_ptsz:
 	.p2align 4
 cuStreamGetCtx:
 	.cfi_startproc
-	movq cutap_front_hot+4624(%rip), %r11
+	movq cutap_front_hot+9248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8113,7 +8113,7 @@ cuStreamGetCtx:
 	.p2align 4
 cuStreamGetCtx_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4632(%rip), %r11
+	movq cutap_front_hot+9264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8127,7 +8127,7 @@ cuStreamGetCtx_ptsz:
 	.p2align 4
 cuStreamGetCtx_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4640(%rip), %r11
+	movq cutap_front_hot+9280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8141,7 +8141,7 @@ cuStreamGetCtx_v2:
 	.p2align 4
 cuStreamGetCtx_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4648(%rip), %r11
+	movq cutap_front_hot+9296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8155,7 +8155,7 @@ cuStreamGetCtx_v2_ptsz:
 	.p2align 4
 cuStreamGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+4656(%rip), %r11
+	movq cutap_front_hot+9312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8169,7 +8169,7 @@ cuStreamGetDevice:
 	.p2align 4
 cuStreamGetDevice_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4664(%rip), %r11
+	movq cutap_front_hot+9328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8183,7 +8183,7 @@ cuStreamGetDevice_ptsz:
 	.p2align 4
 cuStreamGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+4672(%rip), %r11
+	movq cutap_front_hot+9344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8197,7 +8197,7 @@ cuStreamGetFlags:
 	.p2align 4
 cuStreamGetFlags_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4680(%rip), %r11
+	movq cutap_front_hot+9360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8211,7 +8211,7 @@ cuStreamGetFlags_ptsz:
 	.p2align 4
 cuStreamGetGreenCtx:
 	.cfi_startproc
-	movq cutap_front_hot+4688(%rip), %r11
+	movq cutap_front_hot+9376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8225,7 +8225,7 @@ cuStreamGetGreenCtx:
 	.p2align 4
 cuStreamGetId:
 	.cfi_startproc
-	movq cutap_front_hot+4696(%rip), %r11
+	movq cutap_front_hot+9392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8239,7 +8239,7 @@ cuStreamGetId:
 	.p2align 4
 cuStreamGetId_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4704(%rip), %r11
+	movq cutap_front_hot+9408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8253,7 +8253,7 @@ cuStreamGetId_ptsz:
 	.p2align 4
 cuStreamGetPriority:
 	.cfi_startproc
-	movq cutap_front_hot+4712(%rip), %r11
+	movq cutap_front_hot+9424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8267,7 +8267,7 @@ cuStreamGetPriority:
 	.p2align 4
 cuStreamGetPriority_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4720(%rip), %r11
+	movq cutap_front_hot+9440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8281,7 +8281,7 @@ cuStreamGetPriority_ptsz:
 	.p2align 4
 cuStreamIsCapturing:
 	.cfi_startproc
-	movq cutap_front_hot+4728(%rip), %r11
+	movq cutap_front_hot+9456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8295,7 +8295,7 @@ cuStreamIsCapturing:
 	.p2align 4
 cuStreamIsCapturing_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4736(%rip), %r11
+	movq cutap_front_hot+9472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8309,7 +8309,7 @@ cuStreamIsCapturing_ptsz:
 	.p2align 4
 cuStreamQuery:
 	.cfi_startproc
-	movq cutap_front_hot+4744(%rip), %r11
+	movq cutap_front_hot+9488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8323,7 +8323,7 @@ cuStreamQuery:
 	.p2align 4
 cuStreamQuery_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4752(%rip), %r11
+	movq cutap_front_hot+9504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8337,7 +8337,7 @@ cuStreamQuery_ptsz:
 	.p2align 4
 cuStreamSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+4760(%rip), %r11
+	movq cutap_front_hot+9520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8351,7 +8351,7 @@ cuStreamSetAttribute:
 	.p2align 4
 cuStreamSetAttribute_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4768(%rip), %r11
+	movq cutap_front_hot+9536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8365,7 +8365,7 @@ cuStreamSetAttribute_ptsz:
 	.p2align 4
 cuStreamSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+4776(%rip), %r11
+	movq cutap_front_hot+9552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8379,7 +8379,7 @@ cuStreamSynchronize:
 	.p2align 4
 cuStreamSynchronize_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4784(%rip), %r11
+	movq cutap_front_hot+9568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8393,7 +8393,7 @@ cuStreamSynchronize_ptsz:
 	.p2align 4
 cuStreamUpdateCaptureDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+4792(%rip), %r11
+	movq cutap_front_hot+9584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8407,7 +8407,7 @@ cuStreamUpdateCaptureDependencies:
 	.p2align 4
 cuStreamUpdateCaptureDependencies_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4800(%rip), %r11
+	movq cutap_front_hot+9600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8421,7 +8421,7 @@ cuStreamUpdateCaptureDependencies_ptsz:
 	.p2align 4
 cuStreamUpdateCaptureDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4808(%rip), %r11
+	movq cutap_front_hot+9616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8435,7 +8435,7 @@ cuStreamUpdateCaptureDependencies_v2:
 	.p2align 4
 cuStreamUpdateCaptureDependencies_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4816(%rip), %r11
+	movq cutap_front_hot+9632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8449,7 +8449,7 @@ cuStreamUpdateCaptureDependencies_v2_ptsz:
 	.p2align 4
 cuStreamWaitEvent:
 	.cfi_startproc
-	movq cutap_front_hot+4824(%rip), %r11
+	movq cutap_front_hot+9648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8463,7 +8463,7 @@ cuStreamWaitEvent:
 	.p2align 4
 cuStreamWaitEvent_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4832(%rip), %r11
+	movq cutap_front_hot+9664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8477,7 +8477,7 @@ cuStreamWaitEvent_ptsz:
 	.p2align 4
 cuStreamWaitValue32:
 	.cfi_startproc
-	movq cutap_front_hot+4840(%rip), %r11
+	movq cutap_front_hot+9680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8491,7 +8491,7 @@ cuStreamWaitValue32:
 	.p2align 4
 cuStreamWaitValue32_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4848(%rip), %r11
+	movq cutap_front_hot+9696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8505,7 +8505,7 @@ cuStreamWaitValue32_ptsz:
 	.p2align 4
 cuStreamWaitValue32_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4856(%rip), %r11
+	movq cutap_front_hot+9712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8519,7 +8519,7 @@ cuStreamWaitValue32_v2:
 	.p2align 4
 cuStreamWaitValue32_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4864(%rip), %r11
+	movq cutap_front_hot+9728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8533,7 +8533,7 @@ cuStreamWaitValue32_v2_ptsz:
 	.p2align 4
 cuStreamWaitValue64:
 	.cfi_startproc
-	movq cutap_front_hot+4872(%rip), %r11
+	movq cutap_front_hot+9744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8547,7 +8547,7 @@ cuStreamWaitValue64:
 	.p2align 4
 cuStreamWaitValue64_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4880(%rip), %r11
+	movq cutap_front_hot+9760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8561,7 +8561,7 @@ cuStreamWaitValue64_ptsz:
 	.p2align 4
 cuStreamWaitValue64_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4888(%rip), %r11
+	movq cutap_front_hot+9776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8575,7 +8575,7 @@ cuStreamWaitValue64_v2:
 	.p2align 4
 cuStreamWaitValue64_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4896(%rip), %r11
+	movq cutap_front_hot+9792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8589,7 +8589,7 @@ cuStreamWaitValue64_v2_ptsz:
 	.p2align 4
 cuStreamWriteValue32:
 	.cfi_startproc
-	movq cutap_front_hot+4904(%rip), %r11
+	movq cutap_front_hot+9808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8603,7 +8603,7 @@ cuStreamWriteValue32:
 	.p2align 4
 cuStreamWriteValue32_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4912(%rip), %r11
+	movq cutap_front_hot+9824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8617,7 +8617,7 @@ cuStreamWriteValue32_ptsz:
 	.p2align 4
 cuStreamWriteValue32_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4920(%rip), %r11
+	movq cutap_front_hot+9840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8631,7 +8631,7 @@ cuStreamWriteValue32_v2:
 	.p2align 4
 cuStreamWriteValue32_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4928(%rip), %r11
+	movq cutap_front_hot+9856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8645,7 +8645,7 @@ cuStreamWriteValue32_v2_ptsz:
 	.p2align 4
 cuStreamWriteValue64:
 	.cfi_startproc
-	movq cutap_front_hot+4936(%rip), %r11
+	movq cutap_front_hot+9872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8659,7 +8659,7 @@ cuStreamWriteValue64:
 	.p2align 4
 cuStreamWriteValue64_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4944(%rip), %r11
+	movq cutap_front_hot+9888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8673,7 +8673,7 @@ cuStreamWriteValue64_ptsz:
 	.p2align 4
 cuStreamWriteValue64_v2:
 	.cfi_startproc
-	movq cutap_front_hot+4952(%rip), %r11
+	movq cutap_front_hot+9904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8687,7 +8687,7 @@ cuStreamWriteValue64_v2:
 	.p2align 4
 cuStreamWriteValue64_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+4960(%rip), %r11
+	movq cutap_front_hot+9920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8701,7 +8701,7 @@ cuStreamWriteValue64_v2_ptsz:
 	.p2align 4
 cuSurfObjectCreate:
 	.cfi_startproc
-	movq cutap_front_hot+4968(%rip), %r11
+	movq cutap_front_hot+9936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8715,7 +8715,7 @@ cuSurfObjectCreate:
 	.p2align 4
 cuSurfObjectDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+4976(%rip), %r11
+	movq cutap_front_hot+9952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8729,7 +8729,7 @@ cuSurfObjectDestroy:
 	.p2align 4
 cuSurfObjectGetResourceDesc:
 	.cfi_startproc
-	movq cutap_front_hot+4984(%rip), %r11
+	movq cutap_front_hot+9968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8743,7 +8743,7 @@ cuSurfObjectGetResourceDesc:
 	.p2align 4
 cuSurfRefGetArray:
 	.cfi_startproc
-	movq cutap_front_hot+4992(%rip), %r11
+	movq cutap_front_hot+9984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8757,7 +8757,7 @@ cuSurfRefGetArray:
 	.p2align 4
 cuSurfRefSetArray:
 	.cfi_startproc
-	movq cutap_front_hot+5000(%rip), %r11
+	movq cutap_front_hot+10000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8771,7 +8771,7 @@ cuSurfRefSetArray:
 	.p2align 4
 cuTensorMapEncodeIm2col:
 	.cfi_startproc
-	movq cutap_front_hot+5008(%rip), %r11
+	movq cutap_front_hot+10016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8785,7 +8785,7 @@ cuTensorMapEncodeIm2col:
 	.p2align 4
 cuTensorMapEncodeIm2colWide:
 	.cfi_startproc
-	movq cutap_front_hot+5016(%rip), %r11
+	movq cutap_front_hot+10032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8799,7 +8799,7 @@ cuTensorMapEncodeIm2colWide:
 	.p2align 4
 cuTensorMapEncodeTiled:
 	.cfi_startproc
-	movq cutap_front_hot+5024(%rip), %r11
+	movq cutap_front_hot+10048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8813,7 +8813,7 @@ cuTensorMapEncodeTiled:
 	.p2align 4
 cuTensorMapReplaceAddress:
 	.cfi_startproc
-	movq cutap_front_hot+5032(%rip), %r11
+	movq cutap_front_hot+10064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8827,7 +8827,7 @@ cuTensorMapReplaceAddress:
 	.p2align 4
 cuTexObjectCreate:
 	.cfi_startproc
-	movq cutap_front_hot+5040(%rip), %r11
+	movq cutap_front_hot+10080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8841,7 +8841,7 @@ cuTexObjectCreate:
 	.p2align 4
 cuTexObjectDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+5048(%rip), %r11
+	movq cutap_front_hot+10096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8855,7 +8855,7 @@ cuTexObjectDestroy:
 	.p2align 4
 cuTexObjectGetResourceDesc:
 	.cfi_startproc
-	movq cutap_front_hot+5056(%rip), %r11
+	movq cutap_front_hot+10112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8869,7 +8869,7 @@ cuTexObjectGetResourceDesc:
 	.p2align 4
 cuTexObjectGetResourceViewDesc:
 	.cfi_startproc
-	movq cutap_front_hot+5064(%rip), %r11
+	movq cutap_front_hot+10128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8883,7 +8883,7 @@ cuTexObjectGetResourceViewDesc:
 	.p2align 4
 cuTexObjectGetTextureDesc:
 	.cfi_startproc
-	movq cutap_front_hot+5072(%rip), %r11
+	movq cutap_front_hot+10144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8897,7 +8897,7 @@ cuTexObjectGetTextureDesc:
 	.p2align 4
 cuTexRefCreate:
 	.cfi_startproc
-	movq cutap_front_hot+5080(%rip), %r11
+	movq cutap_front_hot+10160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8911,7 +8911,7 @@ cuTexRefCreate:
 	.p2align 4
 cuTexRefDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+5088(%rip), %r11
+	movq cutap_front_hot+10176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8925,7 +8925,7 @@ cuTexRefDestroy:
 	.p2align 4
 cuTexRefGetAddress:
 	.cfi_startproc
-	movq cutap_front_hot+5096(%rip), %r11
+	movq cutap_front_hot+10192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8939,7 +8939,7 @@ cuTexRefGetAddress:
 	.p2align 4
 cuTexRefGetAddressMode:
 	.cfi_startproc
-	movq cutap_front_hot+5104(%rip), %r11
+	movq cutap_front_hot+10208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8953,7 +8953,7 @@ cuTexRefGetAddressMode:
 	.p2align 4
 cuTexRefGetAddress_v2:
 	.cfi_startproc
-	movq cutap_front_hot+5112(%rip), %r11
+	movq cutap_front_hot+10224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8967,7 +8967,7 @@ cuTexRefGetAddress_v2:
 	.p2align 4
 cuTexRefGetArray:
 	.cfi_startproc
-	movq cutap_front_hot+5120(%rip), %r11
+	movq cutap_front_hot+10240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8981,7 +8981,7 @@ cuTexRefGetArray:
 	.p2align 4
 cuTexRefGetBorderColor:
 	.cfi_startproc
-	movq cutap_front_hot+5128(%rip), %r11
+	movq cutap_front_hot+10256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -8995,7 +8995,7 @@ cuTexRefGetBorderColor:
 	.p2align 4
 cuTexRefGetFilterMode:
 	.cfi_startproc
-	movq cutap_front_hot+5136(%rip), %r11
+	movq cutap_front_hot+10272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9009,7 +9009,7 @@ cuTexRefGetFilterMode:
 	.p2align 4
 cuTexRefGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+5144(%rip), %r11
+	movq cutap_front_hot+10288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9023,7 +9023,7 @@ cuTexRefGetFlags:
 	.p2align 4
 cuTexRefGetFormat:
 	.cfi_startproc
-	movq cutap_front_hot+5152(%rip), %r11
+	movq cutap_front_hot+10304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9037,7 +9037,7 @@ cuTexRefGetFormat:
 	.p2align 4
 cuTexRefGetMaxAnisotropy:
 	.cfi_startproc
-	movq cutap_front_hot+5160(%rip), %r11
+	movq cutap_front_hot+10320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9051,7 +9051,7 @@ cuTexRefGetMaxAnisotropy:
 	.p2align 4
 cuTexRefGetMipmapFilterMode:
 	.cfi_startproc
-	movq cutap_front_hot+5168(%rip), %r11
+	movq cutap_front_hot+10336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9065,7 +9065,7 @@ cuTexRefGetMipmapFilterMode:
 	.p2align 4
 cuTexRefGetMipmapLevelBias:
 	.cfi_startproc
-	movq cutap_front_hot+5176(%rip), %r11
+	movq cutap_front_hot+10352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9079,7 +9079,7 @@ cuTexRefGetMipmapLevelBias:
 	.p2align 4
 cuTexRefGetMipmapLevelClamp:
 	.cfi_startproc
-	movq cutap_front_hot+5184(%rip), %r11
+	movq cutap_front_hot+10368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9093,7 +9093,7 @@ cuTexRefGetMipmapLevelClamp:
 	.p2align 4
 cuTexRefGetMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+5192(%rip), %r11
+	movq cutap_front_hot+10384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9107,7 +9107,7 @@ cuTexRefGetMipmappedArray:
 	.p2align 4
 cuTexRefSetAddress:
 	.cfi_startproc
-	movq cutap_front_hot+5200(%rip), %r11
+	movq cutap_front_hot+10400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9121,7 +9121,7 @@ cuTexRefSetAddress:
 	.p2align 4
 cuTexRefSetAddress2D:
 	.cfi_startproc
-	movq cutap_front_hot+5208(%rip), %r11
+	movq cutap_front_hot+10416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9135,7 +9135,7 @@ cuTexRefSetAddress2D:
 	.p2align 4
 cuTexRefSetAddress2D_v2:
 	.cfi_startproc
-	movq cutap_front_hot+5216(%rip), %r11
+	movq cutap_front_hot+10432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9149,7 +9149,7 @@ cuTexRefSetAddress2D_v2:
 	.p2align 4
 cuTexRefSetAddress2D_v3:
 	.cfi_startproc
-	movq cutap_front_hot+5224(%rip), %r11
+	movq cutap_front_hot+10448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9163,7 +9163,7 @@ cuTexRefSetAddress2D_v3:
 	.p2align 4
 cuTexRefSetAddressMode:
 	.cfi_startproc
-	movq cutap_front_hot+5232(%rip), %r11
+	movq cutap_front_hot+10464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9177,7 +9177,7 @@ cuTexRefSetAddressMode:
 	.p2align 4
 cuTexRefSetAddress_v2:
 	.cfi_startproc
-	movq cutap_front_hot+5240(%rip), %r11
+	movq cutap_front_hot+10480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9191,7 +9191,7 @@ cuTexRefSetAddress_v2:
 	.p2align 4
 cuTexRefSetArray:
 	.cfi_startproc
-	movq cutap_front_hot+5248(%rip), %r11
+	movq cutap_front_hot+10496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9205,7 +9205,7 @@ cuTexRefSetArray:
 	.p2align 4
 cuTexRefSetBorderColor:
 	.cfi_startproc
-	movq cutap_front_hot+5256(%rip), %r11
+	movq cutap_front_hot+10512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9219,7 +9219,7 @@ cuTexRefSetBorderColor:
 	.p2align 4
 cuTexRefSetFilterMode:
 	.cfi_startproc
-	movq cutap_front_hot+5264(%rip), %r11
+	movq cutap_front_hot+10528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9233,7 +9233,7 @@ cuTexRefSetFilterMode:
 	.p2align 4
 cuTexRefSetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+5272(%rip), %r11
+	movq cutap_front_hot+10544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9247,7 +9247,7 @@ cuTexRefSetFlags:
 	.p2align 4
 cuTexRefSetFormat:
 	.cfi_startproc
-	movq cutap_front_hot+5280(%rip), %r11
+	movq cutap_front_hot+10560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9261,7 +9261,7 @@ cuTexRefSetFormat:
 	.p2align 4
 cuTexRefSetMaxAnisotropy:
 	.cfi_startproc
-	movq cutap_front_hot+5288(%rip), %r11
+	movq cutap_front_hot+10576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9275,7 +9275,7 @@ cuTexRefSetMaxAnisotropy:
 	.p2align 4
 cuTexRefSetMipmapFilterMode:
 	.cfi_startproc
-	movq cutap_front_hot+5296(%rip), %r11
+	movq cutap_front_hot+10592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9289,7 +9289,7 @@ cuTexRefSetMipmapFilterMode:
 	.p2align 4
 cuTexRefSetMipmapLevelBias:
 	.cfi_startproc
-	movq cutap_front_hot+5304(%rip), %r11
+	movq cutap_front_hot+10608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9303,7 +9303,7 @@ cuTexRefSetMipmapLevelBias:
 	.p2align 4
 cuTexRefSetMipmapLevelClamp:
 	.cfi_startproc
-	movq cutap_front_hot+5312(%rip), %r11
+	movq cutap_front_hot+10624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9317,7 +9317,7 @@ cuTexRefSetMipmapLevelClamp:
 	.p2align 4
 cuTexRefSetMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+5320(%rip), %r11
+	movq cutap_front_hot+10640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9331,7 +9331,7 @@ cuTexRefSetMipmappedArray:
 	.p2align 4
 cuThreadExchangeStreamCaptureMode:
 	.cfi_startproc
-	movq cutap_front_hot+5328(%rip), %r11
+	movq cutap_front_hot+10656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9345,7 +9345,7 @@ cuThreadExchangeStreamCaptureMode:
 	.p2align 4
 cuUserObjectCreate:
 	.cfi_startproc
-	movq cutap_front_hot+5336(%rip), %r11
+	movq cutap_front_hot+10672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9359,7 +9359,7 @@ cuUserObjectCreate:
 	.p2align 4
 cuUserObjectRelease:
 	.cfi_startproc
-	movq cutap_front_hot+5344(%rip), %r11
+	movq cutap_front_hot+10688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9373,7 +9373,7 @@ cuUserObjectRelease:
 	.p2align 4
 cuUserObjectRetain:
 	.cfi_startproc
-	movq cutap_front_hot+5352(%rip), %r11
+	movq cutap_front_hot+10704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9387,7 +9387,7 @@ cuUserObjectRetain:
 	.p2align 4
 cuVDPAUCtxCreate:
 	.cfi_startproc
-	movq cutap_front_hot+5360(%rip), %r11
+	movq cutap_front_hot+10720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9401,7 +9401,7 @@ cuVDPAUCtxCreate:
 	.p2align 4
 cuVDPAUCtxCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+5368(%rip), %r11
+	movq cutap_front_hot+10736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9415,7 +9415,7 @@ cuVDPAUCtxCreate_v2:
 	.p2align 4
 cuVDPAUGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+5376(%rip), %r11
+	movq cutap_front_hot+10752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9429,7 +9429,7 @@ cuVDPAUGetDevice:
 	.p2align 4
 cuWaitExternalSemaphoresAsync:
 	.cfi_startproc
-	movq cutap_front_hot+5384(%rip), %r11
+	movq cutap_front_hot+10768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9443,7 +9443,7 @@ cuWaitExternalSemaphoresAsync:
 	.p2align 4
 cuWaitExternalSemaphoresAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+5392(%rip), %r11
+	movq cutap_front_hot+10784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9457,7 +9457,7 @@ cuWaitExternalSemaphoresAsync_ptsz:
 	.p2align 4
 __cudaGetKernel:
 	.cfi_startproc
-	movq cutap_front_hot+5400(%rip), %r11
+	movq cutap_front_hot+10800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9471,7 +9471,7 @@ __cudaGetKernel:
 	.p2align 4
 __cudaGetProcAddress:
 	.cfi_startproc
-	movq cutap_front_hot+5408(%rip), %r11
+	movq cutap_front_hot+10816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9485,7 +9485,7 @@ __cudaGetProcAddress:
 	.p2align 4
 __cudaInitModule:
 	.cfi_startproc
-	movq cutap_front_hot+5416(%rip), %r11
+	movq cutap_front_hot+10832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9499,7 +9499,7 @@ __cudaInitModule:
 	.p2align 4
 __cudaLaunchKernel:
 	.cfi_startproc
-	movq cutap_front_hot+5424(%rip), %r11
+	movq cutap_front_hot+10848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9513,7 +9513,7 @@ __cudaLaunchKernel:
 	.p2align 4
 __cudaLaunchKernel_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+5432(%rip), %r11
+	movq cutap_front_hot+10864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9527,7 +9527,7 @@ __cudaLaunchKernel_ptsz:
 	.p2align 4
 __cudaPopCallConfiguration:
 	.cfi_startproc
-	movq cutap_front_hot+5440(%rip), %r11
+	movq cutap_front_hot+10880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9541,7 +9541,7 @@ __cudaPopCallConfiguration:
 	.p2align 4
 __cudaPushCallConfiguration:
 	.cfi_startproc
-	movq cutap_front_hot+5448(%rip), %r11
+	movq cutap_front_hot+10896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9555,7 +9555,7 @@ __cudaPushCallConfiguration:
 	.p2align 4
 __cudaRegisterFatBinary:
 	.cfi_startproc
-	movq cutap_front_hot+5456(%rip), %r11
+	movq cutap_front_hot+10912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9569,7 +9569,7 @@ __cudaRegisterFatBinary:
 	.p2align 4
 __cudaRegisterFatBinaryEnd:
 	.cfi_startproc
-	movq cutap_front_hot+5464(%rip), %r11
+	movq cutap_front_hot+10928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9583,7 +9583,7 @@ __cudaRegisterFatBinaryEnd:
 	.p2align 4
 __cudaRegisterFunction:
 	.cfi_startproc
-	movq cutap_front_hot+5472(%rip), %r11
+	movq cutap_front_hot+10944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9597,7 +9597,7 @@ __cudaRegisterFunction:
 	.p2align 4
 __cudaRegisterHostVar:
 	.cfi_startproc
-	movq cutap_front_hot+5480(%rip), %r11
+	movq cutap_front_hot+10960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9611,7 +9611,7 @@ __cudaRegisterHostVar:
 	.p2align 4
 __cudaRegisterManagedVar:
 	.cfi_startproc
-	movq cutap_front_hot+5488(%rip), %r11
+	movq cutap_front_hot+10976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9625,7 +9625,7 @@ __cudaRegisterManagedVar:
 	.p2align 4
 __cudaRegisterUnifiedTable:
 	.cfi_startproc
-	movq cutap_front_hot+5496(%rip), %r11
+	movq cutap_front_hot+10992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9639,7 +9639,7 @@ __cudaRegisterUnifiedTable:
 	.p2align 4
 __cudaRegisterVar:
 	.cfi_startproc
-	movq cutap_front_hot+5504(%rip), %r11
+	movq cutap_front_hot+11008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9653,7 +9653,7 @@ __cudaRegisterVar:
 	.p2align 4
 __cudaUnregisterFatBinary:
 	.cfi_startproc
-	movq cutap_front_hot+5512(%rip), %r11
+	movq cutap_front_hot+11024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9667,7 +9667,7 @@ __cudaUnregisterFatBinary:
 	.p2align 4
 cudaArrayGetInfo:
 	.cfi_startproc
-	movq cutap_front_hot+5520(%rip), %r11
+	movq cutap_front_hot+11040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9681,7 +9681,7 @@ cudaArrayGetInfo:
 	.p2align 4
 cudaArrayGetMemoryRequirements:
 	.cfi_startproc
-	movq cutap_front_hot+5528(%rip), %r11
+	movq cutap_front_hot+11056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9695,7 +9695,7 @@ cudaArrayGetMemoryRequirements:
 	.p2align 4
 cudaArrayGetPlane:
 	.cfi_startproc
-	movq cutap_front_hot+5536(%rip), %r11
+	movq cutap_front_hot+11072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9709,7 +9709,7 @@ cudaArrayGetPlane:
 	.p2align 4
 cudaArrayGetSparseProperties:
 	.cfi_startproc
-	movq cutap_front_hot+5544(%rip), %r11
+	movq cutap_front_hot+11088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9723,7 +9723,7 @@ cudaArrayGetSparseProperties:
 	.p2align 4
 cudaBindSurfaceToArray:
 	.cfi_startproc
-	movq cutap_front_hot+5552(%rip), %r11
+	movq cutap_front_hot+11104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9737,7 +9737,7 @@ cudaBindSurfaceToArray:
 	.p2align 4
 cudaBindTexture:
 	.cfi_startproc
-	movq cutap_front_hot+5560(%rip), %r11
+	movq cutap_front_hot+11120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9751,7 +9751,7 @@ cudaBindTexture:
 	.p2align 4
 cudaBindTexture2D:
 	.cfi_startproc
-	movq cutap_front_hot+5568(%rip), %r11
+	movq cutap_front_hot+11136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9765,7 +9765,7 @@ cudaBindTexture2D:
 	.p2align 4
 cudaBindTextureToArray:
 	.cfi_startproc
-	movq cutap_front_hot+5576(%rip), %r11
+	movq cutap_front_hot+11152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9779,7 +9779,7 @@ cudaBindTextureToArray:
 	.p2align 4
 cudaBindTextureToMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+5584(%rip), %r11
+	movq cutap_front_hot+11168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9793,7 +9793,7 @@ cudaBindTextureToMipmappedArray:
 	.p2align 4
 cudaChooseDevice:
 	.cfi_startproc
-	movq cutap_front_hot+5592(%rip), %r11
+	movq cutap_front_hot+11184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9807,7 +9807,7 @@ cudaChooseDevice:
 	.p2align 4
 cudaCreateChannelDesc:
 	.cfi_startproc
-	movq cutap_front_hot+5600(%rip), %r11
+	movq cutap_front_hot+11200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9821,7 +9821,7 @@ cudaCreateChannelDesc:
 	.p2align 4
 cudaCreateSurfaceObject:
 	.cfi_startproc
-	movq cutap_front_hot+5608(%rip), %r11
+	movq cutap_front_hot+11216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9835,7 +9835,7 @@ cudaCreateSurfaceObject:
 	.p2align 4
 cudaCreateTextureObject:
 	.cfi_startproc
-	movq cutap_front_hot+5616(%rip), %r11
+	movq cutap_front_hot+11232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9849,7 +9849,7 @@ cudaCreateTextureObject:
 	.p2align 4
 cudaCreateTextureObject_v2:
 	.cfi_startproc
-	movq cutap_front_hot+5624(%rip), %r11
+	movq cutap_front_hot+11248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9863,7 +9863,7 @@ cudaCreateTextureObject_v2:
 	.p2align 4
 cudaCtxResetPersistingL2Cache:
 	.cfi_startproc
-	movq cutap_front_hot+5632(%rip), %r11
+	movq cutap_front_hot+11264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9877,7 +9877,7 @@ cudaCtxResetPersistingL2Cache:
 	.p2align 4
 cudaDestroyExternalMemory:
 	.cfi_startproc
-	movq cutap_front_hot+5640(%rip), %r11
+	movq cutap_front_hot+11280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9891,7 +9891,7 @@ cudaDestroyExternalMemory:
 	.p2align 4
 cudaDestroyExternalSemaphore:
 	.cfi_startproc
-	movq cutap_front_hot+5648(%rip), %r11
+	movq cutap_front_hot+11296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9905,7 +9905,7 @@ cudaDestroyExternalSemaphore:
 	.p2align 4
 cudaDestroySurfaceObject:
 	.cfi_startproc
-	movq cutap_front_hot+5656(%rip), %r11
+	movq cutap_front_hot+11312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9919,7 +9919,7 @@ cudaDestroySurfaceObject:
 	.p2align 4
 cudaDestroyTextureObject:
 	.cfi_startproc
-	movq cutap_front_hot+5664(%rip), %r11
+	movq cutap_front_hot+11328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9933,7 +9933,7 @@ cudaDestroyTextureObject:
 	.p2align 4
 cudaDeviceCanAccessPeer:
 	.cfi_startproc
-	movq cutap_front_hot+5672(%rip), %r11
+	movq cutap_front_hot+11344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9947,7 +9947,7 @@ cudaDeviceCanAccessPeer:
 	.p2align 4
 cudaDeviceDisablePeerAccess:
 	.cfi_startproc
-	movq cutap_front_hot+5680(%rip), %r11
+	movq cutap_front_hot+11360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9961,7 +9961,7 @@ cudaDeviceDisablePeerAccess:
 	.p2align 4
 cudaDeviceEnablePeerAccess:
 	.cfi_startproc
-	movq cutap_front_hot+5688(%rip), %r11
+	movq cutap_front_hot+11376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9975,7 +9975,7 @@ cudaDeviceEnablePeerAccess:
 	.p2align 4
 cudaDeviceFlushGPUDirectRDMAWrites:
 	.cfi_startproc
-	movq cutap_front_hot+5696(%rip), %r11
+	movq cutap_front_hot+11392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -9989,7 +9989,7 @@ cudaDeviceFlushGPUDirectRDMAWrites:
 	.p2align 4
 cudaDeviceGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+5704(%rip), %r11
+	movq cutap_front_hot+11408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10003,7 +10003,7 @@ cudaDeviceGetAttribute:
 	.p2align 4
 cudaDeviceGetByPCIBusId:
 	.cfi_startproc
-	movq cutap_front_hot+5712(%rip), %r11
+	movq cutap_front_hot+11424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10017,7 +10017,7 @@ cudaDeviceGetByPCIBusId:
 	.p2align 4
 cudaDeviceGetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+5720(%rip), %r11
+	movq cutap_front_hot+11440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10031,7 +10031,7 @@ cudaDeviceGetCacheConfig:
 	.p2align 4
 cudaDeviceGetDefaultMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+5728(%rip), %r11
+	movq cutap_front_hot+11456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10045,7 +10045,7 @@ cudaDeviceGetDefaultMemPool:
 	.p2align 4
 cudaDeviceGetGraphMemAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+5736(%rip), %r11
+	movq cutap_front_hot+11472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10059,7 +10059,7 @@ cudaDeviceGetGraphMemAttribute:
 	.p2align 4
 cudaDeviceGetHostAtomicCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+5744(%rip), %r11
+	movq cutap_front_hot+11488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10073,7 +10073,7 @@ cudaDeviceGetHostAtomicCapabilities:
 	.p2align 4
 cudaDeviceGetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+5752(%rip), %r11
+	movq cutap_front_hot+11504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10087,7 +10087,7 @@ cudaDeviceGetLimit:
 	.p2align 4
 cudaDeviceGetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+5760(%rip), %r11
+	movq cutap_front_hot+11520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10101,7 +10101,7 @@ cudaDeviceGetMemPool:
 	.p2align 4
 cudaDeviceGetNvSciSyncAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+5768(%rip), %r11
+	movq cutap_front_hot+11536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10115,7 +10115,7 @@ cudaDeviceGetNvSciSyncAttributes:
 	.p2align 4
 cudaDeviceGetP2PAtomicCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+5776(%rip), %r11
+	movq cutap_front_hot+11552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10129,7 +10129,7 @@ cudaDeviceGetP2PAtomicCapabilities:
 	.p2align 4
 cudaDeviceGetP2PAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+5784(%rip), %r11
+	movq cutap_front_hot+11568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10143,7 +10143,7 @@ cudaDeviceGetP2PAttribute:
 	.p2align 4
 cudaDeviceGetPCIBusId:
 	.cfi_startproc
-	movq cutap_front_hot+5792(%rip), %r11
+	movq cutap_front_hot+11584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10157,7 +10157,7 @@ cudaDeviceGetPCIBusId:
 	.p2align 4
 cudaDeviceGetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+5800(%rip), %r11
+	movq cutap_front_hot+11600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10171,7 +10171,7 @@ cudaDeviceGetSharedMemConfig:
 	.p2align 4
 cudaDeviceGetStreamPriorityRange:
 	.cfi_startproc
-	movq cutap_front_hot+5808(%rip), %r11
+	movq cutap_front_hot+11616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10185,7 +10185,7 @@ cudaDeviceGetStreamPriorityRange:
 	.p2align 4
 cudaDeviceGetTexture1DLinearMaxWidth:
 	.cfi_startproc
-	movq cutap_front_hot+5816(%rip), %r11
+	movq cutap_front_hot+11632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10199,7 +10199,7 @@ cudaDeviceGetTexture1DLinearMaxWidth:
 	.p2align 4
 cudaDeviceGraphMemTrim:
 	.cfi_startproc
-	movq cutap_front_hot+5824(%rip), %r11
+	movq cutap_front_hot+11648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10213,7 +10213,7 @@ cudaDeviceGraphMemTrim:
 	.p2align 4
 cudaDeviceRegisterAsyncNotification:
 	.cfi_startproc
-	movq cutap_front_hot+5832(%rip), %r11
+	movq cutap_front_hot+11664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10227,7 +10227,7 @@ cudaDeviceRegisterAsyncNotification:
 	.p2align 4
 cudaDeviceReset:
 	.cfi_startproc
-	movq cutap_front_hot+5840(%rip), %r11
+	movq cutap_front_hot+11680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10241,7 +10241,7 @@ cudaDeviceReset:
 	.p2align 4
 cudaDeviceSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+5848(%rip), %r11
+	movq cutap_front_hot+11696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10255,7 +10255,7 @@ cudaDeviceSetCacheConfig:
 	.p2align 4
 cudaDeviceSetGraphMemAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+5856(%rip), %r11
+	movq cutap_front_hot+11712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10269,7 +10269,7 @@ cudaDeviceSetGraphMemAttribute:
 	.p2align 4
 cudaDeviceSetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+5864(%rip), %r11
+	movq cutap_front_hot+11728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10283,7 +10283,7 @@ cudaDeviceSetLimit:
 	.p2align 4
 cudaDeviceSetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+5872(%rip), %r11
+	movq cutap_front_hot+11744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10297,7 +10297,7 @@ cudaDeviceSetMemPool:
 	.p2align 4
 cudaDeviceSetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+5880(%rip), %r11
+	movq cutap_front_hot+11760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10311,7 +10311,7 @@ cudaDeviceSetSharedMemConfig:
 	.p2align 4
 cudaDeviceSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+5888(%rip), %r11
+	movq cutap_front_hot+11776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10325,7 +10325,7 @@ cudaDeviceSynchronize:
 	.p2align 4
 cudaDeviceUnregisterAsyncNotification:
 	.cfi_startproc
-	movq cutap_front_hot+5896(%rip), %r11
+	movq cutap_front_hot+11792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10339,7 +10339,7 @@ cudaDeviceUnregisterAsyncNotification:
 	.p2align 4
 cudaDriverGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+5904(%rip), %r11
+	movq cutap_front_hot+11808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10353,7 +10353,7 @@ cudaDriverGetVersion:
 	.p2align 4
 cudaEGLStreamConsumerAcquireFrame:
 	.cfi_startproc
-	movq cutap_front_hot+5912(%rip), %r11
+	movq cutap_front_hot+11824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10367,7 +10367,7 @@ cudaEGLStreamConsumerAcquireFrame:
 	.p2align 4
 cudaEGLStreamConsumerConnect:
 	.cfi_startproc
-	movq cutap_front_hot+5920(%rip), %r11
+	movq cutap_front_hot+11840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10381,7 +10381,7 @@ cudaEGLStreamConsumerConnect:
 	.p2align 4
 cudaEGLStreamConsumerConnectWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+5928(%rip), %r11
+	movq cutap_front_hot+11856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10395,7 +10395,7 @@ cudaEGLStreamConsumerConnectWithFlags:
 	.p2align 4
 cudaEGLStreamConsumerDisconnect:
 	.cfi_startproc
-	movq cutap_front_hot+5936(%rip), %r11
+	movq cutap_front_hot+11872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10409,7 +10409,7 @@ cudaEGLStreamConsumerDisconnect:
 	.p2align 4
 cudaEGLStreamConsumerReleaseFrame:
 	.cfi_startproc
-	movq cutap_front_hot+5944(%rip), %r11
+	movq cutap_front_hot+11888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10423,7 +10423,7 @@ cudaEGLStreamConsumerReleaseFrame:
 	.p2align 4
 cudaEGLStreamProducerConnect:
 	.cfi_startproc
-	movq cutap_front_hot+5952(%rip), %r11
+	movq cutap_front_hot+11904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10437,7 +10437,7 @@ cudaEGLStreamProducerConnect:
 	.p2align 4
 cudaEGLStreamProducerDisconnect:
 	.cfi_startproc
-	movq cutap_front_hot+5960(%rip), %r11
+	movq cutap_front_hot+11920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10451,7 +10451,7 @@ cudaEGLStreamProducerDisconnect:
 	.p2align 4
 cudaEGLStreamProducerPresentFrame:
 	.cfi_startproc
-	movq cutap_front_hot+5968(%rip), %r11
+	movq cutap_front_hot+11936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10465,7 +10465,7 @@ cudaEGLStreamProducerPresentFrame:
 	.p2align 4
 cudaEGLStreamProducerReturnFrame:
 	.cfi_startproc
-	movq cutap_front_hot+5976(%rip), %r11
+	movq cutap_front_hot+11952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10479,7 +10479,7 @@ cudaEGLStreamProducerReturnFrame:
 	.p2align 4
 cudaEventCreate:
 	.cfi_startproc
-	movq cutap_front_hot+5984(%rip), %r11
+	movq cutap_front_hot+11968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10493,7 +10493,7 @@ cudaEventCreate:
 	.p2align 4
 cudaEventCreateFromEGLSync:
 	.cfi_startproc
-	movq cutap_front_hot+5992(%rip), %r11
+	movq cutap_front_hot+11984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10507,7 +10507,7 @@ cudaEventCreateFromEGLSync:
 	.p2align 4
 cudaEventCreateWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6000(%rip), %r11
+	movq cutap_front_hot+12000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10521,7 +10521,7 @@ cudaEventCreateWithFlags:
 	.p2align 4
 cudaEventDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+6008(%rip), %r11
+	movq cutap_front_hot+12016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10535,7 +10535,7 @@ cudaEventDestroy:
 	.p2align 4
 cudaEventElapsedTime:
 	.cfi_startproc
-	movq cutap_front_hot+6016(%rip), %r11
+	movq cutap_front_hot+12032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10549,7 +10549,7 @@ cudaEventElapsedTime:
 	.p2align 4
 cudaEventQuery:
 	.cfi_startproc
-	movq cutap_front_hot+6024(%rip), %r11
+	movq cutap_front_hot+12048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10563,7 +10563,7 @@ cudaEventQuery:
 	.p2align 4
 cudaEventRecord:
 	.cfi_startproc
-	movq cutap_front_hot+6032(%rip), %r11
+	movq cutap_front_hot+12064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10577,7 +10577,7 @@ cudaEventRecord:
 	.p2align 4
 cudaEventRecordWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6040(%rip), %r11
+	movq cutap_front_hot+12080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10591,7 +10591,7 @@ cudaEventRecordWithFlags:
 	.p2align 4
 cudaEventRecordWithFlags_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6048(%rip), %r11
+	movq cutap_front_hot+12096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10605,7 +10605,7 @@ cudaEventRecordWithFlags_ptsz:
 	.p2align 4
 cudaEventRecord_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6056(%rip), %r11
+	movq cutap_front_hot+12112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10619,7 +10619,7 @@ cudaEventRecord_ptsz:
 	.p2align 4
 cudaEventSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+6064(%rip), %r11
+	movq cutap_front_hot+12128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10633,7 +10633,7 @@ cudaEventSynchronize:
 	.p2align 4
 cudaExternalMemoryGetMappedBuffer:
 	.cfi_startproc
-	movq cutap_front_hot+6072(%rip), %r11
+	movq cutap_front_hot+12144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10647,7 +10647,7 @@ cudaExternalMemoryGetMappedBuffer:
 	.p2align 4
 cudaExternalMemoryGetMappedMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+6080(%rip), %r11
+	movq cutap_front_hot+12160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10661,7 +10661,7 @@ cudaExternalMemoryGetMappedMipmappedArray:
 	.p2align 4
 cudaFree:
 	.cfi_startproc
-	movq cutap_front_hot+6088(%rip), %r11
+	movq cutap_front_hot+12176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10675,7 +10675,7 @@ cudaFree:
 	.p2align 4
 cudaFreeArray:
 	.cfi_startproc
-	movq cutap_front_hot+6096(%rip), %r11
+	movq cutap_front_hot+12192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10689,7 +10689,7 @@ cudaFreeArray:
 	.p2align 4
 cudaFreeAsync:
 	.cfi_startproc
-	movq cutap_front_hot+6104(%rip), %r11
+	movq cutap_front_hot+12208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10703,7 +10703,7 @@ cudaFreeAsync:
 	.p2align 4
 cudaFreeAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6112(%rip), %r11
+	movq cutap_front_hot+12224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10717,7 +10717,7 @@ cudaFreeAsync_ptsz:
 	.p2align 4
 cudaFreeHost:
 	.cfi_startproc
-	movq cutap_front_hot+6120(%rip), %r11
+	movq cutap_front_hot+12240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10731,7 +10731,7 @@ cudaFreeHost:
 	.p2align 4
 cudaFreeMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+6128(%rip), %r11
+	movq cutap_front_hot+12256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10745,7 +10745,7 @@ cudaFreeMipmappedArray:
 	.p2align 4
 cudaFuncGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+6136(%rip), %r11
+	movq cutap_front_hot+12272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10759,7 +10759,7 @@ cudaFuncGetAttributes:
 	.p2align 4
 cudaFuncGetName:
 	.cfi_startproc
-	movq cutap_front_hot+6144(%rip), %r11
+	movq cutap_front_hot+12288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10773,7 +10773,7 @@ cudaFuncGetName:
 	.p2align 4
 cudaFuncGetParamInfo:
 	.cfi_startproc
-	movq cutap_front_hot+6152(%rip), %r11
+	movq cutap_front_hot+12304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10787,7 +10787,7 @@ cudaFuncGetParamInfo:
 	.p2align 4
 cudaFuncSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+6160(%rip), %r11
+	movq cutap_front_hot+12320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10801,7 +10801,7 @@ cudaFuncSetAttribute:
 	.p2align 4
 cudaFuncSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+6168(%rip), %r11
+	movq cutap_front_hot+12336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10815,7 +10815,7 @@ cudaFuncSetCacheConfig:
 	.p2align 4
 cudaFuncSetSharedMemConfig:
 	.cfi_startproc
-	movq cutap_front_hot+6176(%rip), %r11
+	movq cutap_front_hot+12352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10829,7 +10829,7 @@ cudaFuncSetSharedMemConfig:
 	.p2align 4
 cudaGLGetDevices:
 	.cfi_startproc
-	movq cutap_front_hot+6184(%rip), %r11
+	movq cutap_front_hot+12368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10843,7 +10843,7 @@ cudaGLGetDevices:
 	.p2align 4
 cudaGLMapBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+6192(%rip), %r11
+	movq cutap_front_hot+12384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10857,7 +10857,7 @@ cudaGLMapBufferObject:
 	.p2align 4
 cudaGLMapBufferObjectAsync:
 	.cfi_startproc
-	movq cutap_front_hot+6200(%rip), %r11
+	movq cutap_front_hot+12400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10871,7 +10871,7 @@ cudaGLMapBufferObjectAsync:
 	.p2align 4
 cudaGLRegisterBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+6208(%rip), %r11
+	movq cutap_front_hot+12416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10885,7 +10885,7 @@ cudaGLRegisterBufferObject:
 	.p2align 4
 cudaGLSetBufferObjectMapFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6216(%rip), %r11
+	movq cutap_front_hot+12432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10899,7 +10899,7 @@ cudaGLSetBufferObjectMapFlags:
 	.p2align 4
 cudaGLSetGLDevice:
 	.cfi_startproc
-	movq cutap_front_hot+6224(%rip), %r11
+	movq cutap_front_hot+12448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10913,7 +10913,7 @@ cudaGLSetGLDevice:
 	.p2align 4
 cudaGLUnmapBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+6232(%rip), %r11
+	movq cutap_front_hot+12464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10927,7 +10927,7 @@ cudaGLUnmapBufferObject:
 	.p2align 4
 cudaGLUnmapBufferObjectAsync:
 	.cfi_startproc
-	movq cutap_front_hot+6240(%rip), %r11
+	movq cutap_front_hot+12480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10941,7 +10941,7 @@ cudaGLUnmapBufferObjectAsync:
 	.p2align 4
 cudaGLUnregisterBufferObject:
 	.cfi_startproc
-	movq cutap_front_hot+6248(%rip), %r11
+	movq cutap_front_hot+12496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10955,7 +10955,7 @@ cudaGLUnregisterBufferObject:
 	.p2align 4
 cudaGetChannelDesc:
 	.cfi_startproc
-	movq cutap_front_hot+6256(%rip), %r11
+	movq cutap_front_hot+12512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10969,7 +10969,7 @@ cudaGetChannelDesc:
 	.p2align 4
 cudaGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+6264(%rip), %r11
+	movq cutap_front_hot+12528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10983,7 +10983,7 @@ cudaGetDevice:
 	.p2align 4
 cudaGetDeviceCount:
 	.cfi_startproc
-	movq cutap_front_hot+6272(%rip), %r11
+	movq cutap_front_hot+12544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -10997,7 +10997,7 @@ cudaGetDeviceCount:
 	.p2align 4
 cudaGetDeviceFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6280(%rip), %r11
+	movq cutap_front_hot+12560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11011,7 +11011,7 @@ cudaGetDeviceFlags:
 	.p2align 4
 cudaGetDeviceProperties:
 	.cfi_startproc
-	movq cutap_front_hot+6288(%rip), %r11
+	movq cutap_front_hot+12576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11025,7 +11025,7 @@ cudaGetDeviceProperties:
 	.p2align 4
 cudaGetDeviceProperties_v2:
 	.cfi_startproc
-	movq cutap_front_hot+6296(%rip), %r11
+	movq cutap_front_hot+12592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11039,7 +11039,7 @@ cudaGetDeviceProperties_v2:
 	.p2align 4
 cudaGetDriverEntryPoint:
 	.cfi_startproc
-	movq cutap_front_hot+6304(%rip), %r11
+	movq cutap_front_hot+12608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11053,7 +11053,7 @@ cudaGetDriverEntryPoint:
 	.p2align 4
 cudaGetDriverEntryPointByVersion:
 	.cfi_startproc
-	movq cutap_front_hot+6312(%rip), %r11
+	movq cutap_front_hot+12624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11067,7 +11067,7 @@ cudaGetDriverEntryPointByVersion:
 	.p2align 4
 cudaGetDriverEntryPointByVersion_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6320(%rip), %r11
+	movq cutap_front_hot+12640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11081,7 +11081,7 @@ cudaGetDriverEntryPointByVersion_ptsz:
 	.p2align 4
 cudaGetDriverEntryPoint_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6328(%rip), %r11
+	movq cutap_front_hot+12656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11095,7 +11095,7 @@ cudaGetDriverEntryPoint_ptsz:
 	.p2align 4
 cudaGetErrorName:
 	.cfi_startproc
-	movq cutap_front_hot+6336(%rip), %r11
+	movq cutap_front_hot+12672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11109,7 +11109,7 @@ cudaGetErrorName:
 	.p2align 4
 cudaGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+6344(%rip), %r11
+	movq cutap_front_hot+12688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11123,7 +11123,7 @@ cudaGetErrorString:
 	.p2align 4
 cudaGetExportTable:
 	.cfi_startproc
-	movq cutap_front_hot+6352(%rip), %r11
+	movq cutap_front_hot+12704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11137,7 +11137,7 @@ cudaGetExportTable:
 	.p2align 4
 cudaGetFuncBySymbol:
 	.cfi_startproc
-	movq cutap_front_hot+6360(%rip), %r11
+	movq cutap_front_hot+12720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11151,7 +11151,7 @@ cudaGetFuncBySymbol:
 	.p2align 4
 cudaGetKernel:
 	.cfi_startproc
-	movq cutap_front_hot+6368(%rip), %r11
+	movq cutap_front_hot+12736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11165,7 +11165,7 @@ cudaGetKernel:
 	.p2align 4
 cudaGetLastError:
 	.cfi_startproc
-	movq cutap_front_hot+6376(%rip), %r11
+	movq cutap_front_hot+12752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11179,7 +11179,7 @@ cudaGetLastError:
 	.p2align 4
 cudaGetMipmappedArrayLevel:
 	.cfi_startproc
-	movq cutap_front_hot+6384(%rip), %r11
+	movq cutap_front_hot+12768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11193,7 +11193,7 @@ cudaGetMipmappedArrayLevel:
 	.p2align 4
 cudaGetSurfaceObjectResourceDesc:
 	.cfi_startproc
-	movq cutap_front_hot+6392(%rip), %r11
+	movq cutap_front_hot+12784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11207,7 +11207,7 @@ cudaGetSurfaceObjectResourceDesc:
 	.p2align 4
 cudaGetSurfaceReference:
 	.cfi_startproc
-	movq cutap_front_hot+6400(%rip), %r11
+	movq cutap_front_hot+12800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11221,7 +11221,7 @@ cudaGetSurfaceReference:
 	.p2align 4
 cudaGetSymbolAddress:
 	.cfi_startproc
-	movq cutap_front_hot+6408(%rip), %r11
+	movq cutap_front_hot+12816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11235,7 +11235,7 @@ cudaGetSymbolAddress:
 	.p2align 4
 cudaGetSymbolSize:
 	.cfi_startproc
-	movq cutap_front_hot+6416(%rip), %r11
+	movq cutap_front_hot+12832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11249,7 +11249,7 @@ cudaGetSymbolSize:
 	.p2align 4
 cudaGetTextureAlignmentOffset:
 	.cfi_startproc
-	movq cutap_front_hot+6424(%rip), %r11
+	movq cutap_front_hot+12848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11263,7 +11263,7 @@ cudaGetTextureAlignmentOffset:
 	.p2align 4
 cudaGetTextureObjectResourceDesc:
 	.cfi_startproc
-	movq cutap_front_hot+6432(%rip), %r11
+	movq cutap_front_hot+12864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11277,7 +11277,7 @@ cudaGetTextureObjectResourceDesc:
 	.p2align 4
 cudaGetTextureObjectResourceViewDesc:
 	.cfi_startproc
-	movq cutap_front_hot+6440(%rip), %r11
+	movq cutap_front_hot+12880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11291,7 +11291,7 @@ cudaGetTextureObjectResourceViewDesc:
 	.p2align 4
 cudaGetTextureObjectTextureDesc:
 	.cfi_startproc
-	movq cutap_front_hot+6448(%rip), %r11
+	movq cutap_front_hot+12896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11305,7 +11305,7 @@ cudaGetTextureObjectTextureDesc:
 	.p2align 4
 cudaGetTextureObjectTextureDesc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+6456(%rip), %r11
+	movq cutap_front_hot+12912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11319,7 +11319,7 @@ cudaGetTextureObjectTextureDesc_v2:
 	.p2align 4
 cudaGetTextureReference:
 	.cfi_startproc
-	movq cutap_front_hot+6464(%rip), %r11
+	movq cutap_front_hot+12928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11333,7 +11333,7 @@ cudaGetTextureReference:
 	.p2align 4
 cudaGraphAddChildGraphNode:
 	.cfi_startproc
-	movq cutap_front_hot+6472(%rip), %r11
+	movq cutap_front_hot+12944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11347,7 +11347,7 @@ cudaGraphAddChildGraphNode:
 	.p2align 4
 cudaGraphAddDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+6480(%rip), %r11
+	movq cutap_front_hot+12960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11361,7 +11361,7 @@ cudaGraphAddDependencies:
 	.p2align 4
 cudaGraphAddDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+6488(%rip), %r11
+	movq cutap_front_hot+12976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11375,7 +11375,7 @@ cudaGraphAddDependencies_v2:
 	.p2align 4
 cudaGraphAddEmptyNode:
 	.cfi_startproc
-	movq cutap_front_hot+6496(%rip), %r11
+	movq cutap_front_hot+12992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11389,7 +11389,7 @@ cudaGraphAddEmptyNode:
 	.p2align 4
 cudaGraphAddEventRecordNode:
 	.cfi_startproc
-	movq cutap_front_hot+6504(%rip), %r11
+	movq cutap_front_hot+13008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11403,7 +11403,7 @@ cudaGraphAddEventRecordNode:
 	.p2align 4
 cudaGraphAddEventWaitNode:
 	.cfi_startproc
-	movq cutap_front_hot+6512(%rip), %r11
+	movq cutap_front_hot+13024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11417,7 +11417,7 @@ cudaGraphAddEventWaitNode:
 	.p2align 4
 cudaGraphAddExternalSemaphoresSignalNode:
 	.cfi_startproc
-	movq cutap_front_hot+6520(%rip), %r11
+	movq cutap_front_hot+13040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11431,7 +11431,7 @@ cudaGraphAddExternalSemaphoresSignalNode:
 	.p2align 4
 cudaGraphAddExternalSemaphoresWaitNode:
 	.cfi_startproc
-	movq cutap_front_hot+6528(%rip), %r11
+	movq cutap_front_hot+13056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11445,7 +11445,7 @@ cudaGraphAddExternalSemaphoresWaitNode:
 	.p2align 4
 cudaGraphAddHostNode:
 	.cfi_startproc
-	movq cutap_front_hot+6536(%rip), %r11
+	movq cutap_front_hot+13072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11459,7 +11459,7 @@ cudaGraphAddHostNode:
 	.p2align 4
 cudaGraphAddKernelNode:
 	.cfi_startproc
-	movq cutap_front_hot+6544(%rip), %r11
+	movq cutap_front_hot+13088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11473,7 +11473,7 @@ cudaGraphAddKernelNode:
 	.p2align 4
 cudaGraphAddMemAllocNode:
 	.cfi_startproc
-	movq cutap_front_hot+6552(%rip), %r11
+	movq cutap_front_hot+13104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11487,7 +11487,7 @@ cudaGraphAddMemAllocNode:
 	.p2align 4
 cudaGraphAddMemFreeNode:
 	.cfi_startproc
-	movq cutap_front_hot+6560(%rip), %r11
+	movq cutap_front_hot+13120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11501,7 +11501,7 @@ cudaGraphAddMemFreeNode:
 	.p2align 4
 cudaGraphAddMemcpyNode:
 	.cfi_startproc
-	movq cutap_front_hot+6568(%rip), %r11
+	movq cutap_front_hot+13136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11515,7 +11515,7 @@ cudaGraphAddMemcpyNode:
 	.p2align 4
 cudaGraphAddMemcpyNode1D:
 	.cfi_startproc
-	movq cutap_front_hot+6576(%rip), %r11
+	movq cutap_front_hot+13152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11529,7 +11529,7 @@ cudaGraphAddMemcpyNode1D:
 	.p2align 4
 cudaGraphAddMemcpyNodeFromSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+6584(%rip), %r11
+	movq cutap_front_hot+13168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11543,7 +11543,7 @@ cudaGraphAddMemcpyNodeFromSymbol:
 	.p2align 4
 cudaGraphAddMemcpyNodeToSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+6592(%rip), %r11
+	movq cutap_front_hot+13184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11557,7 +11557,7 @@ cudaGraphAddMemcpyNodeToSymbol:
 	.p2align 4
 cudaGraphAddMemsetNode:
 	.cfi_startproc
-	movq cutap_front_hot+6600(%rip), %r11
+	movq cutap_front_hot+13200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11571,7 +11571,7 @@ cudaGraphAddMemsetNode:
 	.p2align 4
 cudaGraphAddNode:
 	.cfi_startproc
-	movq cutap_front_hot+6608(%rip), %r11
+	movq cutap_front_hot+13216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11585,7 +11585,7 @@ cudaGraphAddNode:
 	.p2align 4
 cudaGraphAddNode_v2:
 	.cfi_startproc
-	movq cutap_front_hot+6616(%rip), %r11
+	movq cutap_front_hot+13232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11599,7 +11599,7 @@ cudaGraphAddNode_v2:
 	.p2align 4
 cudaGraphChildGraphNodeGetGraph:
 	.cfi_startproc
-	movq cutap_front_hot+6624(%rip), %r11
+	movq cutap_front_hot+13248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11613,7 +11613,7 @@ cudaGraphChildGraphNodeGetGraph:
 	.p2align 4
 cudaGraphClone:
 	.cfi_startproc
-	movq cutap_front_hot+6632(%rip), %r11
+	movq cutap_front_hot+13264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11627,7 +11627,7 @@ cudaGraphClone:
 	.p2align 4
 cudaGraphConditionalHandleCreate:
 	.cfi_startproc
-	movq cutap_front_hot+6640(%rip), %r11
+	movq cutap_front_hot+13280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11641,7 +11641,7 @@ cudaGraphConditionalHandleCreate:
 	.p2align 4
 cudaGraphCreate:
 	.cfi_startproc
-	movq cutap_front_hot+6648(%rip), %r11
+	movq cutap_front_hot+13296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11655,7 +11655,7 @@ cudaGraphCreate:
 	.p2align 4
 cudaGraphDebugDotPrint:
 	.cfi_startproc
-	movq cutap_front_hot+6656(%rip), %r11
+	movq cutap_front_hot+13312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11669,7 +11669,7 @@ cudaGraphDebugDotPrint:
 	.p2align 4
 cudaGraphDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+6664(%rip), %r11
+	movq cutap_front_hot+13328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11683,7 +11683,7 @@ cudaGraphDestroy:
 	.p2align 4
 cudaGraphDestroyNode:
 	.cfi_startproc
-	movq cutap_front_hot+6672(%rip), %r11
+	movq cutap_front_hot+13344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11697,7 +11697,7 @@ cudaGraphDestroyNode:
 	.p2align 4
 cudaGraphEventRecordNodeGetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6680(%rip), %r11
+	movq cutap_front_hot+13360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11711,7 +11711,7 @@ cudaGraphEventRecordNodeGetEvent:
 	.p2align 4
 cudaGraphEventRecordNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6688(%rip), %r11
+	movq cutap_front_hot+13376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11725,7 +11725,7 @@ cudaGraphEventRecordNodeSetEvent:
 	.p2align 4
 cudaGraphEventWaitNodeGetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6696(%rip), %r11
+	movq cutap_front_hot+13392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11739,7 +11739,7 @@ cudaGraphEventWaitNodeGetEvent:
 	.p2align 4
 cudaGraphEventWaitNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6704(%rip), %r11
+	movq cutap_front_hot+13408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11753,7 +11753,7 @@ cudaGraphEventWaitNodeSetEvent:
 	.p2align 4
 cudaGraphExecChildGraphNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6712(%rip), %r11
+	movq cutap_front_hot+13424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11767,7 +11767,7 @@ cudaGraphExecChildGraphNodeSetParams:
 	.p2align 4
 cudaGraphExecDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+6720(%rip), %r11
+	movq cutap_front_hot+13440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11781,7 +11781,7 @@ cudaGraphExecDestroy:
 	.p2align 4
 cudaGraphExecEventRecordNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6728(%rip), %r11
+	movq cutap_front_hot+13456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11795,7 +11795,7 @@ cudaGraphExecEventRecordNodeSetEvent:
 	.p2align 4
 cudaGraphExecEventWaitNodeSetEvent:
 	.cfi_startproc
-	movq cutap_front_hot+6736(%rip), %r11
+	movq cutap_front_hot+13472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11809,7 +11809,7 @@ cudaGraphExecEventWaitNodeSetEvent:
 	.p2align 4
 cudaGraphExecExternalSemaphoresSignalNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6744(%rip), %r11
+	movq cutap_front_hot+13488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11823,7 +11823,7 @@ cudaGraphExecExternalSemaphoresSignalNodeSetParams:
 	.p2align 4
 cudaGraphExecExternalSemaphoresWaitNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6752(%rip), %r11
+	movq cutap_front_hot+13504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11837,7 +11837,7 @@ cudaGraphExecExternalSemaphoresWaitNodeSetParams:
 	.p2align 4
 cudaGraphExecGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6760(%rip), %r11
+	movq cutap_front_hot+13520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11851,7 +11851,7 @@ cudaGraphExecGetFlags:
 	.p2align 4
 cudaGraphExecHostNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6768(%rip), %r11
+	movq cutap_front_hot+13536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11865,7 +11865,7 @@ cudaGraphExecHostNodeSetParams:
 	.p2align 4
 cudaGraphExecKernelNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6776(%rip), %r11
+	movq cutap_front_hot+13552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11879,7 +11879,7 @@ cudaGraphExecKernelNodeSetParams:
 	.p2align 4
 cudaGraphExecMemcpyNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6784(%rip), %r11
+	movq cutap_front_hot+13568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11893,7 +11893,7 @@ cudaGraphExecMemcpyNodeSetParams:
 	.p2align 4
 cudaGraphExecMemcpyNodeSetParams1D:
 	.cfi_startproc
-	movq cutap_front_hot+6792(%rip), %r11
+	movq cutap_front_hot+13584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11907,7 +11907,7 @@ cudaGraphExecMemcpyNodeSetParams1D:
 	.p2align 4
 cudaGraphExecMemcpyNodeSetParamsFromSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+6800(%rip), %r11
+	movq cutap_front_hot+13600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11921,7 +11921,7 @@ cudaGraphExecMemcpyNodeSetParamsFromSymbol:
 	.p2align 4
 cudaGraphExecMemcpyNodeSetParamsToSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+6808(%rip), %r11
+	movq cutap_front_hot+13616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11935,7 +11935,7 @@ cudaGraphExecMemcpyNodeSetParamsToSymbol:
 	.p2align 4
 cudaGraphExecMemsetNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6816(%rip), %r11
+	movq cutap_front_hot+13632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11949,7 +11949,7 @@ cudaGraphExecMemsetNodeSetParams:
 	.p2align 4
 cudaGraphExecNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6824(%rip), %r11
+	movq cutap_front_hot+13648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11963,7 +11963,7 @@ cudaGraphExecNodeSetParams:
 	.p2align 4
 cudaGraphExecUpdate:
 	.cfi_startproc
-	movq cutap_front_hot+6832(%rip), %r11
+	movq cutap_front_hot+13664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11977,7 +11977,7 @@ cudaGraphExecUpdate:
 	.p2align 4
 cudaGraphExternalSemaphoresSignalNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6840(%rip), %r11
+	movq cutap_front_hot+13680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -11991,7 +11991,7 @@ cudaGraphExternalSemaphoresSignalNodeGetParams:
 	.p2align 4
 cudaGraphExternalSemaphoresSignalNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6848(%rip), %r11
+	movq cutap_front_hot+13696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12005,7 +12005,7 @@ cudaGraphExternalSemaphoresSignalNodeSetParams:
 	.p2align 4
 cudaGraphExternalSemaphoresWaitNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6856(%rip), %r11
+	movq cutap_front_hot+13712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12019,7 +12019,7 @@ cudaGraphExternalSemaphoresWaitNodeGetParams:
 	.p2align 4
 cudaGraphExternalSemaphoresWaitNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6864(%rip), %r11
+	movq cutap_front_hot+13728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12033,7 +12033,7 @@ cudaGraphExternalSemaphoresWaitNodeSetParams:
 	.p2align 4
 cudaGraphGetEdges:
 	.cfi_startproc
-	movq cutap_front_hot+6872(%rip), %r11
+	movq cutap_front_hot+13744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12047,7 +12047,7 @@ cudaGraphGetEdges:
 	.p2align 4
 cudaGraphGetEdges_v2:
 	.cfi_startproc
-	movq cutap_front_hot+6880(%rip), %r11
+	movq cutap_front_hot+13760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12061,7 +12061,7 @@ cudaGraphGetEdges_v2:
 	.p2align 4
 cudaGraphGetNodes:
 	.cfi_startproc
-	movq cutap_front_hot+6888(%rip), %r11
+	movq cutap_front_hot+13776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12075,7 +12075,7 @@ cudaGraphGetNodes:
 	.p2align 4
 cudaGraphGetRootNodes:
 	.cfi_startproc
-	movq cutap_front_hot+6896(%rip), %r11
+	movq cutap_front_hot+13792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12089,7 +12089,7 @@ cudaGraphGetRootNodes:
 	.p2align 4
 cudaGraphHostNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6904(%rip), %r11
+	movq cutap_front_hot+13808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12103,7 +12103,7 @@ cudaGraphHostNodeGetParams:
 	.p2align 4
 cudaGraphHostNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6912(%rip), %r11
+	movq cutap_front_hot+13824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12117,7 +12117,7 @@ cudaGraphHostNodeSetParams:
 	.p2align 4
 cudaGraphInstantiate:
 	.cfi_startproc
-	movq cutap_front_hot+6920(%rip), %r11
+	movq cutap_front_hot+13840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12131,7 +12131,7 @@ cudaGraphInstantiate:
 	.p2align 4
 cudaGraphInstantiateWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+6928(%rip), %r11
+	movq cutap_front_hot+13856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12145,7 +12145,7 @@ cudaGraphInstantiateWithFlags:
 	.p2align 4
 cudaGraphInstantiateWithParams:
 	.cfi_startproc
-	movq cutap_front_hot+6936(%rip), %r11
+	movq cutap_front_hot+13872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12159,7 +12159,7 @@ cudaGraphInstantiateWithParams:
 	.p2align 4
 cudaGraphInstantiateWithParams_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+6944(%rip), %r11
+	movq cutap_front_hot+13888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12173,7 +12173,7 @@ cudaGraphInstantiateWithParams_ptsz:
 	.p2align 4
 cudaGraphKernelNodeCopyAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+6952(%rip), %r11
+	movq cutap_front_hot+13904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12187,7 +12187,7 @@ cudaGraphKernelNodeCopyAttributes:
 	.p2align 4
 cudaGraphKernelNodeGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+6960(%rip), %r11
+	movq cutap_front_hot+13920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12201,7 +12201,7 @@ cudaGraphKernelNodeGetAttribute:
 	.p2align 4
 cudaGraphKernelNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6968(%rip), %r11
+	movq cutap_front_hot+13936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12215,7 +12215,7 @@ cudaGraphKernelNodeGetParams:
 	.p2align 4
 cudaGraphKernelNodeSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+6976(%rip), %r11
+	movq cutap_front_hot+13952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12229,7 +12229,7 @@ cudaGraphKernelNodeSetAttribute:
 	.p2align 4
 cudaGraphKernelNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+6984(%rip), %r11
+	movq cutap_front_hot+13968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12243,7 +12243,7 @@ cudaGraphKernelNodeSetParams:
 	.p2align 4
 cudaGraphLaunch:
 	.cfi_startproc
-	movq cutap_front_hot+6992(%rip), %r11
+	movq cutap_front_hot+13984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12257,7 +12257,7 @@ cudaGraphLaunch:
 	.p2align 4
 cudaGraphLaunch_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7000(%rip), %r11
+	movq cutap_front_hot+14000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12271,7 +12271,7 @@ cudaGraphLaunch_ptsz:
 	.p2align 4
 cudaGraphMemAllocNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7008(%rip), %r11
+	movq cutap_front_hot+14016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12285,7 +12285,7 @@ cudaGraphMemAllocNodeGetParams:
 	.p2align 4
 cudaGraphMemFreeNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7016(%rip), %r11
+	movq cutap_front_hot+14032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12299,7 +12299,7 @@ cudaGraphMemFreeNodeGetParams:
 	.p2align 4
 cudaGraphMemcpyNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7024(%rip), %r11
+	movq cutap_front_hot+14048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12313,7 +12313,7 @@ cudaGraphMemcpyNodeGetParams:
 	.p2align 4
 cudaGraphMemcpyNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7032(%rip), %r11
+	movq cutap_front_hot+14064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12327,7 +12327,7 @@ cudaGraphMemcpyNodeSetParams:
 	.p2align 4
 cudaGraphMemcpyNodeSetParams1D:
 	.cfi_startproc
-	movq cutap_front_hot+7040(%rip), %r11
+	movq cutap_front_hot+14080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12341,7 +12341,7 @@ cudaGraphMemcpyNodeSetParams1D:
 	.p2align 4
 cudaGraphMemcpyNodeSetParamsFromSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+7048(%rip), %r11
+	movq cutap_front_hot+14096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12355,7 +12355,7 @@ cudaGraphMemcpyNodeSetParamsFromSymbol:
 	.p2align 4
 cudaGraphMemcpyNodeSetParamsToSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+7056(%rip), %r11
+	movq cutap_front_hot+14112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12369,7 +12369,7 @@ cudaGraphMemcpyNodeSetParamsToSymbol:
 	.p2align 4
 cudaGraphMemsetNodeGetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7064(%rip), %r11
+	movq cutap_front_hot+14128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12383,7 +12383,7 @@ cudaGraphMemsetNodeGetParams:
 	.p2align 4
 cudaGraphMemsetNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7072(%rip), %r11
+	movq cutap_front_hot+14144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12397,7 +12397,7 @@ cudaGraphMemsetNodeSetParams:
 	.p2align 4
 cudaGraphNodeFindInClone:
 	.cfi_startproc
-	movq cutap_front_hot+7080(%rip), %r11
+	movq cutap_front_hot+14160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12411,7 +12411,7 @@ cudaGraphNodeFindInClone:
 	.p2align 4
 cudaGraphNodeGetDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+7088(%rip), %r11
+	movq cutap_front_hot+14176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12425,7 +12425,7 @@ cudaGraphNodeGetDependencies:
 	.p2align 4
 cudaGraphNodeGetDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+7096(%rip), %r11
+	movq cutap_front_hot+14192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12439,7 +12439,7 @@ cudaGraphNodeGetDependencies_v2:
 	.p2align 4
 cudaGraphNodeGetDependentNodes:
 	.cfi_startproc
-	movq cutap_front_hot+7104(%rip), %r11
+	movq cutap_front_hot+14208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12453,7 +12453,7 @@ cudaGraphNodeGetDependentNodes:
 	.p2align 4
 cudaGraphNodeGetDependentNodes_v2:
 	.cfi_startproc
-	movq cutap_front_hot+7112(%rip), %r11
+	movq cutap_front_hot+14224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12467,7 +12467,7 @@ cudaGraphNodeGetDependentNodes_v2:
 	.p2align 4
 cudaGraphNodeGetEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+7120(%rip), %r11
+	movq cutap_front_hot+14240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12481,7 +12481,7 @@ cudaGraphNodeGetEnabled:
 	.p2align 4
 cudaGraphNodeGetType:
 	.cfi_startproc
-	movq cutap_front_hot+7128(%rip), %r11
+	movq cutap_front_hot+14256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12495,7 +12495,7 @@ cudaGraphNodeGetType:
 	.p2align 4
 cudaGraphNodeSetEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+7136(%rip), %r11
+	movq cutap_front_hot+14272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12509,7 +12509,7 @@ cudaGraphNodeSetEnabled:
 	.p2align 4
 cudaGraphNodeSetParams:
 	.cfi_startproc
-	movq cutap_front_hot+7144(%rip), %r11
+	movq cutap_front_hot+14288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12523,7 +12523,7 @@ cudaGraphNodeSetParams:
 	.p2align 4
 cudaGraphReleaseUserObject:
 	.cfi_startproc
-	movq cutap_front_hot+7152(%rip), %r11
+	movq cutap_front_hot+14304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12537,7 +12537,7 @@ cudaGraphReleaseUserObject:
 	.p2align 4
 cudaGraphRemoveDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+7160(%rip), %r11
+	movq cutap_front_hot+14320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12551,7 +12551,7 @@ cudaGraphRemoveDependencies:
 	.p2align 4
 cudaGraphRemoveDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+7168(%rip), %r11
+	movq cutap_front_hot+14336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12565,7 +12565,7 @@ cudaGraphRemoveDependencies_v2:
 	.p2align 4
 cudaGraphRetainUserObject:
 	.cfi_startproc
-	movq cutap_front_hot+7176(%rip), %r11
+	movq cutap_front_hot+14352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12579,7 +12579,7 @@ cudaGraphRetainUserObject:
 	.p2align 4
 cudaGraphUpload:
 	.cfi_startproc
-	movq cutap_front_hot+7184(%rip), %r11
+	movq cutap_front_hot+14368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12593,7 +12593,7 @@ cudaGraphUpload:
 	.p2align 4
 cudaGraphUpload_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7192(%rip), %r11
+	movq cutap_front_hot+14384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12607,7 +12607,7 @@ cudaGraphUpload_ptsz:
 	.p2align 4
 cudaGraphicsEGLRegisterImage:
 	.cfi_startproc
-	movq cutap_front_hot+7200(%rip), %r11
+	movq cutap_front_hot+14400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12621,7 +12621,7 @@ cudaGraphicsEGLRegisterImage:
 	.p2align 4
 cudaGraphicsGLRegisterBuffer:
 	.cfi_startproc
-	movq cutap_front_hot+7208(%rip), %r11
+	movq cutap_front_hot+14416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12635,7 +12635,7 @@ cudaGraphicsGLRegisterBuffer:
 	.p2align 4
 cudaGraphicsGLRegisterImage:
 	.cfi_startproc
-	movq cutap_front_hot+7216(%rip), %r11
+	movq cutap_front_hot+14432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12649,7 +12649,7 @@ cudaGraphicsGLRegisterImage:
 	.p2align 4
 cudaGraphicsMapResources:
 	.cfi_startproc
-	movq cutap_front_hot+7224(%rip), %r11
+	movq cutap_front_hot+14448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12663,7 +12663,7 @@ cudaGraphicsMapResources:
 	.p2align 4
 cudaGraphicsResourceGetMappedEglFrame:
 	.cfi_startproc
-	movq cutap_front_hot+7232(%rip), %r11
+	movq cutap_front_hot+14464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12677,7 +12677,7 @@ cudaGraphicsResourceGetMappedEglFrame:
 	.p2align 4
 cudaGraphicsResourceGetMappedMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+7240(%rip), %r11
+	movq cutap_front_hot+14480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12691,7 +12691,7 @@ cudaGraphicsResourceGetMappedMipmappedArray:
 	.p2align 4
 cudaGraphicsResourceGetMappedPointer:
 	.cfi_startproc
-	movq cutap_front_hot+7248(%rip), %r11
+	movq cutap_front_hot+14496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12705,7 +12705,7 @@ cudaGraphicsResourceGetMappedPointer:
 	.p2align 4
 cudaGraphicsResourceSetMapFlags:
 	.cfi_startproc
-	movq cutap_front_hot+7256(%rip), %r11
+	movq cutap_front_hot+14512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12719,7 +12719,7 @@ cudaGraphicsResourceSetMapFlags:
 	.p2align 4
 cudaGraphicsSubResourceGetMappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+7264(%rip), %r11
+	movq cutap_front_hot+14528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12733,7 +12733,7 @@ cudaGraphicsSubResourceGetMappedArray:
 	.p2align 4
 cudaGraphicsUnmapResources:
 	.cfi_startproc
-	movq cutap_front_hot+7272(%rip), %r11
+	movq cutap_front_hot+14544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12747,7 +12747,7 @@ cudaGraphicsUnmapResources:
 	.p2align 4
 cudaGraphicsUnregisterResource:
 	.cfi_startproc
-	movq cutap_front_hot+7280(%rip), %r11
+	movq cutap_front_hot+14560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12761,7 +12761,7 @@ cudaGraphicsUnregisterResource:
 	.p2align 4
 cudaGraphicsVDPAURegisterOutputSurface:
 	.cfi_startproc
-	movq cutap_front_hot+7288(%rip), %r11
+	movq cutap_front_hot+14576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12775,7 +12775,7 @@ cudaGraphicsVDPAURegisterOutputSurface:
 	.p2align 4
 cudaGraphicsVDPAURegisterVideoSurface:
 	.cfi_startproc
-	movq cutap_front_hot+7296(%rip), %r11
+	movq cutap_front_hot+14592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12789,7 +12789,7 @@ cudaGraphicsVDPAURegisterVideoSurface:
 	.p2align 4
 cudaHostAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+7304(%rip), %r11
+	movq cutap_front_hot+14608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12803,7 +12803,7 @@ cudaHostAlloc:
 	.p2align 4
 cudaHostGetDevicePointer:
 	.cfi_startproc
-	movq cutap_front_hot+7312(%rip), %r11
+	movq cutap_front_hot+14624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12817,7 +12817,7 @@ cudaHostGetDevicePointer:
 	.p2align 4
 cudaHostGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+7320(%rip), %r11
+	movq cutap_front_hot+14640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12831,7 +12831,7 @@ cudaHostGetFlags:
 	.p2align 4
 cudaHostRegister:
 	.cfi_startproc
-	movq cutap_front_hot+7328(%rip), %r11
+	movq cutap_front_hot+14656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12845,7 +12845,7 @@ cudaHostRegister:
 	.p2align 4
 cudaHostUnregister:
 	.cfi_startproc
-	movq cutap_front_hot+7336(%rip), %r11
+	movq cutap_front_hot+14672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12859,7 +12859,7 @@ cudaHostUnregister:
 	.p2align 4
 cudaImportExternalMemory:
 	.cfi_startproc
-	movq cutap_front_hot+7344(%rip), %r11
+	movq cutap_front_hot+14688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12873,7 +12873,7 @@ cudaImportExternalMemory:
 	.p2align 4
 cudaImportExternalSemaphore:
 	.cfi_startproc
-	movq cutap_front_hot+7352(%rip), %r11
+	movq cutap_front_hot+14704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12887,7 +12887,7 @@ cudaImportExternalSemaphore:
 	.p2align 4
 cudaInitDevice:
 	.cfi_startproc
-	movq cutap_front_hot+7360(%rip), %r11
+	movq cutap_front_hot+14720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12901,7 +12901,7 @@ cudaInitDevice:
 	.p2align 4
 cudaIpcCloseMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7368(%rip), %r11
+	movq cutap_front_hot+14736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12915,7 +12915,7 @@ cudaIpcCloseMemHandle:
 	.p2align 4
 cudaIpcGetEventHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7376(%rip), %r11
+	movq cutap_front_hot+14752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12929,7 +12929,7 @@ cudaIpcGetEventHandle:
 	.p2align 4
 cudaIpcGetMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7384(%rip), %r11
+	movq cutap_front_hot+14768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12943,7 +12943,7 @@ cudaIpcGetMemHandle:
 	.p2align 4
 cudaIpcOpenEventHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7392(%rip), %r11
+	movq cutap_front_hot+14784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12957,7 +12957,7 @@ cudaIpcOpenEventHandle:
 	.p2align 4
 cudaIpcOpenMemHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7400(%rip), %r11
+	movq cutap_front_hot+14800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12971,7 +12971,7 @@ cudaIpcOpenMemHandle:
 	.p2align 4
 cudaKernelSetAttributeForDevice:
 	.cfi_startproc
-	movq cutap_front_hot+7408(%rip), %r11
+	movq cutap_front_hot+14816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12985,7 +12985,7 @@ cudaKernelSetAttributeForDevice:
 	.p2align 4
 cudaLaunchCooperativeKernel:
 	.cfi_startproc
-	movq cutap_front_hot+7416(%rip), %r11
+	movq cutap_front_hot+14832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -12999,7 +12999,7 @@ cudaLaunchCooperativeKernel:
 	.p2align 4
 cudaLaunchCooperativeKernelMultiDevice:
 	.cfi_startproc
-	movq cutap_front_hot+7424(%rip), %r11
+	movq cutap_front_hot+14848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13013,7 +13013,7 @@ cudaLaunchCooperativeKernelMultiDevice:
 	.p2align 4
 cudaLaunchCooperativeKernel_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7432(%rip), %r11
+	movq cutap_front_hot+14864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13027,7 +13027,7 @@ cudaLaunchCooperativeKernel_ptsz:
 	.p2align 4
 cudaLaunchHostFunc:
 	.cfi_startproc
-	movq cutap_front_hot+7440(%rip), %r11
+	movq cutap_front_hot+14880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13041,7 +13041,7 @@ cudaLaunchHostFunc:
 	.p2align 4
 cudaLaunchHostFunc_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7448(%rip), %r11
+	movq cutap_front_hot+14896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13055,7 +13055,7 @@ cudaLaunchHostFunc_ptsz:
 	.p2align 4
 cudaLaunchKernel:
 	.cfi_startproc
-	movq cutap_front_hot+7456(%rip), %r11
+	movq cutap_front_hot+14912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13069,7 +13069,7 @@ cudaLaunchKernel:
 	.p2align 4
 cudaLaunchKernelExC:
 	.cfi_startproc
-	movq cutap_front_hot+7464(%rip), %r11
+	movq cutap_front_hot+14928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13083,7 +13083,7 @@ cudaLaunchKernelExC:
 	.p2align 4
 cudaLaunchKernelExC_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7472(%rip), %r11
+	movq cutap_front_hot+14944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13097,7 +13097,7 @@ cudaLaunchKernelExC_ptsz:
 	.p2align 4
 cudaLaunchKernel_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7480(%rip), %r11
+	movq cutap_front_hot+14960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13111,7 +13111,7 @@ cudaLaunchKernel_ptsz:
 	.p2align 4
 cudaLibraryEnumerateKernels:
 	.cfi_startproc
-	movq cutap_front_hot+7488(%rip), %r11
+	movq cutap_front_hot+14976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13125,7 +13125,7 @@ cudaLibraryEnumerateKernels:
 	.p2align 4
 cudaLibraryGetGlobal:
 	.cfi_startproc
-	movq cutap_front_hot+7496(%rip), %r11
+	movq cutap_front_hot+14992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13139,7 +13139,7 @@ cudaLibraryGetGlobal:
 	.p2align 4
 cudaLibraryGetKernel:
 	.cfi_startproc
-	movq cutap_front_hot+7504(%rip), %r11
+	movq cutap_front_hot+15008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13153,7 +13153,7 @@ cudaLibraryGetKernel:
 	.p2align 4
 cudaLibraryGetKernelCount:
 	.cfi_startproc
-	movq cutap_front_hot+7512(%rip), %r11
+	movq cutap_front_hot+15024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13167,7 +13167,7 @@ cudaLibraryGetKernelCount:
 	.p2align 4
 cudaLibraryGetManaged:
 	.cfi_startproc
-	movq cutap_front_hot+7520(%rip), %r11
+	movq cutap_front_hot+15040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13181,7 +13181,7 @@ cudaLibraryGetManaged:
 	.p2align 4
 cudaLibraryGetUnifiedFunction:
 	.cfi_startproc
-	movq cutap_front_hot+7528(%rip), %r11
+	movq cutap_front_hot+15056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13195,7 +13195,7 @@ cudaLibraryGetUnifiedFunction:
 	.p2align 4
 cudaLibraryLoadData:
 	.cfi_startproc
-	movq cutap_front_hot+7536(%rip), %r11
+	movq cutap_front_hot+15072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13209,7 +13209,7 @@ cudaLibraryLoadData:
 	.p2align 4
 cudaLibraryLoadFromFile:
 	.cfi_startproc
-	movq cutap_front_hot+7544(%rip), %r11
+	movq cutap_front_hot+15088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13223,7 +13223,7 @@ cudaLibraryLoadFromFile:
 	.p2align 4
 cudaLibraryUnload:
 	.cfi_startproc
-	movq cutap_front_hot+7552(%rip), %r11
+	movq cutap_front_hot+15104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13237,7 +13237,7 @@ cudaLibraryUnload:
 	.p2align 4
 cudaLogsCurrent:
 	.cfi_startproc
-	movq cutap_front_hot+7560(%rip), %r11
+	movq cutap_front_hot+15120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13251,7 +13251,7 @@ cudaLogsCurrent:
 	.p2align 4
 cudaLogsDumpToFile:
 	.cfi_startproc
-	movq cutap_front_hot+7568(%rip), %r11
+	movq cutap_front_hot+15136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13265,7 +13265,7 @@ cudaLogsDumpToFile:
 	.p2align 4
 cudaLogsDumpToMemory:
 	.cfi_startproc
-	movq cutap_front_hot+7576(%rip), %r11
+	movq cutap_front_hot+15152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13279,7 +13279,7 @@ cudaLogsDumpToMemory:
 	.p2align 4
 cudaLogsRegisterCallback:
 	.cfi_startproc
-	movq cutap_front_hot+7584(%rip), %r11
+	movq cutap_front_hot+15168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13293,7 +13293,7 @@ cudaLogsRegisterCallback:
 	.p2align 4
 cudaLogsUnregisterCallback:
 	.cfi_startproc
-	movq cutap_front_hot+7592(%rip), %r11
+	movq cutap_front_hot+15184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13307,7 +13307,7 @@ cudaLogsUnregisterCallback:
 	.p2align 4
 cudaMalloc:
 	.cfi_startproc
-	movq cutap_front_hot+7600(%rip), %r11
+	movq cutap_front_hot+15200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13321,7 +13321,7 @@ cudaMalloc:
 	.p2align 4
 cudaMalloc3D:
 	.cfi_startproc
-	movq cutap_front_hot+7608(%rip), %r11
+	movq cutap_front_hot+15216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13335,7 +13335,7 @@ cudaMalloc3D:
 	.p2align 4
 cudaMalloc3DArray:
 	.cfi_startproc
-	movq cutap_front_hot+7616(%rip), %r11
+	movq cutap_front_hot+15232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13349,7 +13349,7 @@ cudaMalloc3DArray:
 	.p2align 4
 cudaMallocArray:
 	.cfi_startproc
-	movq cutap_front_hot+7624(%rip), %r11
+	movq cutap_front_hot+15248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13363,7 +13363,7 @@ cudaMallocArray:
 	.p2align 4
 cudaMallocAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7632(%rip), %r11
+	movq cutap_front_hot+15264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13377,7 +13377,7 @@ cudaMallocAsync:
 	.p2align 4
 cudaMallocAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7640(%rip), %r11
+	movq cutap_front_hot+15280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13391,7 +13391,7 @@ cudaMallocAsync_ptsz:
 	.p2align 4
 cudaMallocFromPoolAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7648(%rip), %r11
+	movq cutap_front_hot+15296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13405,7 +13405,7 @@ cudaMallocFromPoolAsync:
 	.p2align 4
 cudaMallocFromPoolAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7656(%rip), %r11
+	movq cutap_front_hot+15312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13419,7 +13419,7 @@ cudaMallocFromPoolAsync_ptsz:
 	.p2align 4
 cudaMallocHost:
 	.cfi_startproc
-	movq cutap_front_hot+7664(%rip), %r11
+	movq cutap_front_hot+15328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13433,7 +13433,7 @@ cudaMallocHost:
 	.p2align 4
 cudaMallocManaged:
 	.cfi_startproc
-	movq cutap_front_hot+7672(%rip), %r11
+	movq cutap_front_hot+15344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13447,7 +13447,7 @@ cudaMallocManaged:
 	.p2align 4
 cudaMallocMipmappedArray:
 	.cfi_startproc
-	movq cutap_front_hot+7680(%rip), %r11
+	movq cutap_front_hot+15360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13461,7 +13461,7 @@ cudaMallocMipmappedArray:
 	.p2align 4
 cudaMallocPitch:
 	.cfi_startproc
-	movq cutap_front_hot+7688(%rip), %r11
+	movq cutap_front_hot+15376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13475,7 +13475,7 @@ cudaMallocPitch:
 	.p2align 4
 cudaMemAdvise:
 	.cfi_startproc
-	movq cutap_front_hot+7696(%rip), %r11
+	movq cutap_front_hot+15392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13489,7 +13489,7 @@ cudaMemAdvise:
 	.p2align 4
 cudaMemAdvise_v2:
 	.cfi_startproc
-	movq cutap_front_hot+7704(%rip), %r11
+	movq cutap_front_hot+15408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13503,7 +13503,7 @@ cudaMemAdvise_v2:
 	.p2align 4
 cudaMemDiscardAndPrefetchBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7712(%rip), %r11
+	movq cutap_front_hot+15424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13517,7 +13517,7 @@ cudaMemDiscardAndPrefetchBatchAsync:
 	.p2align 4
 cudaMemDiscardAndPrefetchBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7720(%rip), %r11
+	movq cutap_front_hot+15440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13531,7 +13531,7 @@ cudaMemDiscardAndPrefetchBatchAsync_ptsz:
 	.p2align 4
 cudaMemDiscardBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7728(%rip), %r11
+	movq cutap_front_hot+15456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13545,7 +13545,7 @@ cudaMemDiscardBatchAsync:
 	.p2align 4
 cudaMemDiscardBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7736(%rip), %r11
+	movq cutap_front_hot+15472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13559,7 +13559,7 @@ cudaMemDiscardBatchAsync_ptsz:
 	.p2align 4
 cudaMemGetDefaultMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+7744(%rip), %r11
+	movq cutap_front_hot+15488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13573,7 +13573,7 @@ cudaMemGetDefaultMemPool:
 	.p2align 4
 cudaMemGetInfo:
 	.cfi_startproc
-	movq cutap_front_hot+7752(%rip), %r11
+	movq cutap_front_hot+15504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13587,7 +13587,7 @@ cudaMemGetInfo:
 	.p2align 4
 cudaMemGetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+7760(%rip), %r11
+	movq cutap_front_hot+15520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13601,7 +13601,7 @@ cudaMemGetMemPool:
 	.p2align 4
 cudaMemPoolCreate:
 	.cfi_startproc
-	movq cutap_front_hot+7768(%rip), %r11
+	movq cutap_front_hot+15536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13615,7 +13615,7 @@ cudaMemPoolCreate:
 	.p2align 4
 cudaMemPoolDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+7776(%rip), %r11
+	movq cutap_front_hot+15552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13629,7 +13629,7 @@ cudaMemPoolDestroy:
 	.p2align 4
 cudaMemPoolExportPointer:
 	.cfi_startproc
-	movq cutap_front_hot+7784(%rip), %r11
+	movq cutap_front_hot+15568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13643,7 +13643,7 @@ cudaMemPoolExportPointer:
 	.p2align 4
 cudaMemPoolExportToShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7792(%rip), %r11
+	movq cutap_front_hot+15584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13657,7 +13657,7 @@ cudaMemPoolExportToShareableHandle:
 	.p2align 4
 cudaMemPoolGetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+7800(%rip), %r11
+	movq cutap_front_hot+15600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13671,7 +13671,7 @@ cudaMemPoolGetAccess:
 	.p2align 4
 cudaMemPoolGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+7808(%rip), %r11
+	movq cutap_front_hot+15616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13685,7 +13685,7 @@ cudaMemPoolGetAttribute:
 	.p2align 4
 cudaMemPoolImportFromShareableHandle:
 	.cfi_startproc
-	movq cutap_front_hot+7816(%rip), %r11
+	movq cutap_front_hot+15632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13699,7 +13699,7 @@ cudaMemPoolImportFromShareableHandle:
 	.p2align 4
 cudaMemPoolImportPointer:
 	.cfi_startproc
-	movq cutap_front_hot+7824(%rip), %r11
+	movq cutap_front_hot+15648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13713,7 +13713,7 @@ cudaMemPoolImportPointer:
 	.p2align 4
 cudaMemPoolSetAccess:
 	.cfi_startproc
-	movq cutap_front_hot+7832(%rip), %r11
+	movq cutap_front_hot+15664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13727,7 +13727,7 @@ cudaMemPoolSetAccess:
 	.p2align 4
 cudaMemPoolSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+7840(%rip), %r11
+	movq cutap_front_hot+15680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13741,7 +13741,7 @@ cudaMemPoolSetAttribute:
 	.p2align 4
 cudaMemPoolTrimTo:
 	.cfi_startproc
-	movq cutap_front_hot+7848(%rip), %r11
+	movq cutap_front_hot+15696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13755,7 +13755,7 @@ cudaMemPoolTrimTo:
 	.p2align 4
 cudaMemPrefetchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7856(%rip), %r11
+	movq cutap_front_hot+15712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13769,7 +13769,7 @@ cudaMemPrefetchAsync:
 	.p2align 4
 cudaMemPrefetchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7864(%rip), %r11
+	movq cutap_front_hot+15728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13783,7 +13783,7 @@ cudaMemPrefetchAsync_ptsz:
 	.p2align 4
 cudaMemPrefetchAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+7872(%rip), %r11
+	movq cutap_front_hot+15744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13797,7 +13797,7 @@ cudaMemPrefetchAsync_v2:
 	.p2align 4
 cudaMemPrefetchAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7880(%rip), %r11
+	movq cutap_front_hot+15760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13811,7 +13811,7 @@ cudaMemPrefetchAsync_v2_ptsz:
 	.p2align 4
 cudaMemPrefetchBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7888(%rip), %r11
+	movq cutap_front_hot+15776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13825,7 +13825,7 @@ cudaMemPrefetchBatchAsync:
 	.p2align 4
 cudaMemPrefetchBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7896(%rip), %r11
+	movq cutap_front_hot+15792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13839,7 +13839,7 @@ cudaMemPrefetchBatchAsync_ptsz:
 	.p2align 4
 cudaMemRangeGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+7904(%rip), %r11
+	movq cutap_front_hot+15808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13853,7 +13853,7 @@ cudaMemRangeGetAttribute:
 	.p2align 4
 cudaMemRangeGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+7912(%rip), %r11
+	movq cutap_front_hot+15824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13867,7 +13867,7 @@ cudaMemRangeGetAttributes:
 	.p2align 4
 cudaMemSetMemPool:
 	.cfi_startproc
-	movq cutap_front_hot+7920(%rip), %r11
+	movq cutap_front_hot+15840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13881,7 +13881,7 @@ cudaMemSetMemPool:
 	.p2align 4
 cudaMemcpy:
 	.cfi_startproc
-	movq cutap_front_hot+7928(%rip), %r11
+	movq cutap_front_hot+15856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13895,7 +13895,7 @@ cudaMemcpy:
 	.p2align 4
 cudaMemcpy2D:
 	.cfi_startproc
-	movq cutap_front_hot+7936(%rip), %r11
+	movq cutap_front_hot+15872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13909,7 +13909,7 @@ cudaMemcpy2D:
 	.p2align 4
 cudaMemcpy2DArrayToArray:
 	.cfi_startproc
-	movq cutap_front_hot+7944(%rip), %r11
+	movq cutap_front_hot+15888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13923,7 +13923,7 @@ cudaMemcpy2DArrayToArray:
 	.p2align 4
 cudaMemcpy2DArrayToArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+7952(%rip), %r11
+	movq cutap_front_hot+15904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13937,7 +13937,7 @@ cudaMemcpy2DArrayToArray_ptds:
 	.p2align 4
 cudaMemcpy2DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7960(%rip), %r11
+	movq cutap_front_hot+15920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13951,7 +13951,7 @@ cudaMemcpy2DAsync:
 	.p2align 4
 cudaMemcpy2DAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7968(%rip), %r11
+	movq cutap_front_hot+15936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13965,7 +13965,7 @@ cudaMemcpy2DAsync_ptsz:
 	.p2align 4
 cudaMemcpy2DFromArray:
 	.cfi_startproc
-	movq cutap_front_hot+7976(%rip), %r11
+	movq cutap_front_hot+15952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13979,7 +13979,7 @@ cudaMemcpy2DFromArray:
 	.p2align 4
 cudaMemcpy2DFromArrayAsync:
 	.cfi_startproc
-	movq cutap_front_hot+7984(%rip), %r11
+	movq cutap_front_hot+15968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -13993,7 +13993,7 @@ cudaMemcpy2DFromArrayAsync:
 	.p2align 4
 cudaMemcpy2DFromArrayAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+7992(%rip), %r11
+	movq cutap_front_hot+15984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14007,7 +14007,7 @@ cudaMemcpy2DFromArrayAsync_ptsz:
 	.p2align 4
 cudaMemcpy2DFromArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8000(%rip), %r11
+	movq cutap_front_hot+16000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14021,7 +14021,7 @@ cudaMemcpy2DFromArray_ptds:
 	.p2align 4
 cudaMemcpy2DToArray:
 	.cfi_startproc
-	movq cutap_front_hot+8008(%rip), %r11
+	movq cutap_front_hot+16016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14035,7 +14035,7 @@ cudaMemcpy2DToArray:
 	.p2align 4
 cudaMemcpy2DToArrayAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8016(%rip), %r11
+	movq cutap_front_hot+16032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14049,7 +14049,7 @@ cudaMemcpy2DToArrayAsync:
 	.p2align 4
 cudaMemcpy2DToArrayAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8024(%rip), %r11
+	movq cutap_front_hot+16048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14063,7 +14063,7 @@ cudaMemcpy2DToArrayAsync_ptsz:
 	.p2align 4
 cudaMemcpy2DToArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8032(%rip), %r11
+	movq cutap_front_hot+16064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14077,7 +14077,7 @@ cudaMemcpy2DToArray_ptds:
 	.p2align 4
 cudaMemcpy2D_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8040(%rip), %r11
+	movq cutap_front_hot+16080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14091,7 +14091,7 @@ cudaMemcpy2D_ptds:
 	.p2align 4
 cudaMemcpy3D:
 	.cfi_startproc
-	movq cutap_front_hot+8048(%rip), %r11
+	movq cutap_front_hot+16096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14105,7 +14105,7 @@ cudaMemcpy3D:
 	.p2align 4
 cudaMemcpy3DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8056(%rip), %r11
+	movq cutap_front_hot+16112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14119,7 +14119,7 @@ cudaMemcpy3DAsync:
 	.p2align 4
 cudaMemcpy3DAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8064(%rip), %r11
+	movq cutap_front_hot+16128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14133,7 +14133,7 @@ cudaMemcpy3DAsync_ptsz:
 	.p2align 4
 cudaMemcpy3DBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8072(%rip), %r11
+	movq cutap_front_hot+16144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14147,7 +14147,7 @@ cudaMemcpy3DBatchAsync:
 	.p2align 4
 cudaMemcpy3DBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8080(%rip), %r11
+	movq cutap_front_hot+16160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14161,7 +14161,7 @@ cudaMemcpy3DBatchAsync_ptsz:
 	.p2align 4
 cudaMemcpy3DPeer:
 	.cfi_startproc
-	movq cutap_front_hot+8088(%rip), %r11
+	movq cutap_front_hot+16176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14175,7 +14175,7 @@ cudaMemcpy3DPeer:
 	.p2align 4
 cudaMemcpy3DPeerAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8096(%rip), %r11
+	movq cutap_front_hot+16192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14189,7 +14189,7 @@ cudaMemcpy3DPeerAsync:
 	.p2align 4
 cudaMemcpy3DPeerAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8104(%rip), %r11
+	movq cutap_front_hot+16208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14203,7 +14203,7 @@ cudaMemcpy3DPeerAsync_ptsz:
 	.p2align 4
 cudaMemcpy3DPeer_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8112(%rip), %r11
+	movq cutap_front_hot+16224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14217,7 +14217,7 @@ cudaMemcpy3DPeer_ptds:
 	.p2align 4
 cudaMemcpy3D_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8120(%rip), %r11
+	movq cutap_front_hot+16240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14231,7 +14231,7 @@ cudaMemcpy3D_ptds:
 	.p2align 4
 cudaMemcpyArrayToArray:
 	.cfi_startproc
-	movq cutap_front_hot+8128(%rip), %r11
+	movq cutap_front_hot+16256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14245,7 +14245,7 @@ cudaMemcpyArrayToArray:
 	.p2align 4
 cudaMemcpyArrayToArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8136(%rip), %r11
+	movq cutap_front_hot+16272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14259,7 +14259,7 @@ cudaMemcpyArrayToArray_ptds:
 	.p2align 4
 cudaMemcpyAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8144(%rip), %r11
+	movq cutap_front_hot+16288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14273,7 +14273,7 @@ cudaMemcpyAsync:
 	.p2align 4
 cudaMemcpyAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8152(%rip), %r11
+	movq cutap_front_hot+16304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14287,7 +14287,7 @@ cudaMemcpyAsync_ptsz:
 	.p2align 4
 cudaMemcpyBatchAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8160(%rip), %r11
+	movq cutap_front_hot+16320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14301,7 +14301,7 @@ cudaMemcpyBatchAsync:
 	.p2align 4
 cudaMemcpyBatchAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8168(%rip), %r11
+	movq cutap_front_hot+16336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14315,7 +14315,7 @@ cudaMemcpyBatchAsync_ptsz:
 	.p2align 4
 cudaMemcpyFromArray:
 	.cfi_startproc
-	movq cutap_front_hot+8176(%rip), %r11
+	movq cutap_front_hot+16352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14329,7 +14329,7 @@ cudaMemcpyFromArray:
 	.p2align 4
 cudaMemcpyFromArrayAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8184(%rip), %r11
+	movq cutap_front_hot+16368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14343,7 +14343,7 @@ cudaMemcpyFromArrayAsync:
 	.p2align 4
 cudaMemcpyFromArrayAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8192(%rip), %r11
+	movq cutap_front_hot+16384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14357,7 +14357,7 @@ cudaMemcpyFromArrayAsync_ptsz:
 	.p2align 4
 cudaMemcpyFromArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8200(%rip), %r11
+	movq cutap_front_hot+16400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14371,7 +14371,7 @@ cudaMemcpyFromArray_ptds:
 	.p2align 4
 cudaMemcpyFromSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+8208(%rip), %r11
+	movq cutap_front_hot+16416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14385,7 +14385,7 @@ cudaMemcpyFromSymbol:
 	.p2align 4
 cudaMemcpyFromSymbolAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8216(%rip), %r11
+	movq cutap_front_hot+16432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14399,7 +14399,7 @@ cudaMemcpyFromSymbolAsync:
 	.p2align 4
 cudaMemcpyFromSymbolAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8224(%rip), %r11
+	movq cutap_front_hot+16448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14413,7 +14413,7 @@ cudaMemcpyFromSymbolAsync_ptsz:
 	.p2align 4
 cudaMemcpyFromSymbol_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8232(%rip), %r11
+	movq cutap_front_hot+16464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14427,7 +14427,7 @@ cudaMemcpyFromSymbol_ptds:
 	.p2align 4
 cudaMemcpyPeer:
 	.cfi_startproc
-	movq cutap_front_hot+8240(%rip), %r11
+	movq cutap_front_hot+16480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14441,7 +14441,7 @@ cudaMemcpyPeer:
 	.p2align 4
 cudaMemcpyPeerAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8248(%rip), %r11
+	movq cutap_front_hot+16496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14455,7 +14455,7 @@ cudaMemcpyPeerAsync:
 	.p2align 4
 cudaMemcpyToArray:
 	.cfi_startproc
-	movq cutap_front_hot+8256(%rip), %r11
+	movq cutap_front_hot+16512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14469,7 +14469,7 @@ cudaMemcpyToArray:
 	.p2align 4
 cudaMemcpyToArrayAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8264(%rip), %r11
+	movq cutap_front_hot+16528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14483,7 +14483,7 @@ cudaMemcpyToArrayAsync:
 	.p2align 4
 cudaMemcpyToArrayAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8272(%rip), %r11
+	movq cutap_front_hot+16544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14497,7 +14497,7 @@ cudaMemcpyToArrayAsync_ptsz:
 	.p2align 4
 cudaMemcpyToArray_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8280(%rip), %r11
+	movq cutap_front_hot+16560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14511,7 +14511,7 @@ cudaMemcpyToArray_ptds:
 	.p2align 4
 cudaMemcpyToSymbol:
 	.cfi_startproc
-	movq cutap_front_hot+8288(%rip), %r11
+	movq cutap_front_hot+16576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14525,7 +14525,7 @@ cudaMemcpyToSymbol:
 	.p2align 4
 cudaMemcpyToSymbolAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8296(%rip), %r11
+	movq cutap_front_hot+16592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14539,7 +14539,7 @@ cudaMemcpyToSymbolAsync:
 	.p2align 4
 cudaMemcpyToSymbolAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8304(%rip), %r11
+	movq cutap_front_hot+16608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14553,7 +14553,7 @@ cudaMemcpyToSymbolAsync_ptsz:
 	.p2align 4
 cudaMemcpyToSymbol_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8312(%rip), %r11
+	movq cutap_front_hot+16624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14567,7 +14567,7 @@ cudaMemcpyToSymbol_ptds:
 	.p2align 4
 cudaMemcpy_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8320(%rip), %r11
+	movq cutap_front_hot+16640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14581,7 +14581,7 @@ cudaMemcpy_ptds:
 	.p2align 4
 cudaMemset:
 	.cfi_startproc
-	movq cutap_front_hot+8328(%rip), %r11
+	movq cutap_front_hot+16656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14595,7 +14595,7 @@ cudaMemset:
 	.p2align 4
 cudaMemset2D:
 	.cfi_startproc
-	movq cutap_front_hot+8336(%rip), %r11
+	movq cutap_front_hot+16672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14609,7 +14609,7 @@ cudaMemset2D:
 	.p2align 4
 cudaMemset2DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8344(%rip), %r11
+	movq cutap_front_hot+16688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14623,7 +14623,7 @@ cudaMemset2DAsync:
 	.p2align 4
 cudaMemset2DAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8352(%rip), %r11
+	movq cutap_front_hot+16704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14637,7 +14637,7 @@ cudaMemset2DAsync_ptsz:
 	.p2align 4
 cudaMemset2D_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8360(%rip), %r11
+	movq cutap_front_hot+16720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14651,7 +14651,7 @@ cudaMemset2D_ptds:
 	.p2align 4
 cudaMemset3D:
 	.cfi_startproc
-	movq cutap_front_hot+8368(%rip), %r11
+	movq cutap_front_hot+16736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14665,7 +14665,7 @@ cudaMemset3D:
 	.p2align 4
 cudaMemset3DAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8376(%rip), %r11
+	movq cutap_front_hot+16752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14679,7 +14679,7 @@ cudaMemset3DAsync:
 	.p2align 4
 cudaMemset3DAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8384(%rip), %r11
+	movq cutap_front_hot+16768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14693,7 +14693,7 @@ cudaMemset3DAsync_ptsz:
 	.p2align 4
 cudaMemset3D_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8392(%rip), %r11
+	movq cutap_front_hot+16784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14707,7 +14707,7 @@ cudaMemset3D_ptds:
 	.p2align 4
 cudaMemsetAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8400(%rip), %r11
+	movq cutap_front_hot+16800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14721,7 +14721,7 @@ cudaMemsetAsync:
 	.p2align 4
 cudaMemsetAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8408(%rip), %r11
+	movq cutap_front_hot+16816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14735,7 +14735,7 @@ cudaMemsetAsync_ptsz:
 	.p2align 4
 cudaMemset_ptds:
 	.cfi_startproc
-	movq cutap_front_hot+8416(%rip), %r11
+	movq cutap_front_hot+16832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14749,7 +14749,7 @@ cudaMemset_ptds:
 	.p2align 4
 cudaMipmappedArrayGetMemoryRequirements:
 	.cfi_startproc
-	movq cutap_front_hot+8424(%rip), %r11
+	movq cutap_front_hot+16848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14763,7 +14763,7 @@ cudaMipmappedArrayGetMemoryRequirements:
 	.p2align 4
 cudaMipmappedArrayGetSparseProperties:
 	.cfi_startproc
-	movq cutap_front_hot+8432(%rip), %r11
+	movq cutap_front_hot+16864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14777,7 +14777,7 @@ cudaMipmappedArrayGetSparseProperties:
 	.p2align 4
 cudaOccupancyAvailableDynamicSMemPerBlock:
 	.cfi_startproc
-	movq cutap_front_hot+8440(%rip), %r11
+	movq cutap_front_hot+16880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14791,7 +14791,7 @@ cudaOccupancyAvailableDynamicSMemPerBlock:
 	.p2align 4
 cudaOccupancyMaxActiveBlocksPerMultiprocessor:
 	.cfi_startproc
-	movq cutap_front_hot+8448(%rip), %r11
+	movq cutap_front_hot+16896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14805,7 +14805,7 @@ cudaOccupancyMaxActiveBlocksPerMultiprocessor:
 	.p2align 4
 cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+8456(%rip), %r11
+	movq cutap_front_hot+16912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14819,7 +14819,7 @@ cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags:
 	.p2align 4
 cudaOccupancyMaxActiveClusters:
 	.cfi_startproc
-	movq cutap_front_hot+8464(%rip), %r11
+	movq cutap_front_hot+16928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14833,7 +14833,7 @@ cudaOccupancyMaxActiveClusters:
 	.p2align 4
 cudaOccupancyMaxPotentialClusterSize:
 	.cfi_startproc
-	movq cutap_front_hot+8472(%rip), %r11
+	movq cutap_front_hot+16944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14847,7 +14847,7 @@ cudaOccupancyMaxPotentialClusterSize:
 	.p2align 4
 cudaPeekAtLastError:
 	.cfi_startproc
-	movq cutap_front_hot+8480(%rip), %r11
+	movq cutap_front_hot+16960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14861,7 +14861,7 @@ cudaPeekAtLastError:
 	.p2align 4
 cudaPointerGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+8488(%rip), %r11
+	movq cutap_front_hot+16976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14875,7 +14875,7 @@ cudaPointerGetAttributes:
 	.p2align 4
 cudaProfilerInitialize:
 	.cfi_startproc
-	movq cutap_front_hot+8496(%rip), %r11
+	movq cutap_front_hot+16992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14889,7 +14889,7 @@ cudaProfilerInitialize:
 	.p2align 4
 cudaProfilerStart:
 	.cfi_startproc
-	movq cutap_front_hot+8504(%rip), %r11
+	movq cutap_front_hot+17008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14903,7 +14903,7 @@ cudaProfilerStart:
 	.p2align 4
 cudaProfilerStop:
 	.cfi_startproc
-	movq cutap_front_hot+8512(%rip), %r11
+	movq cutap_front_hot+17024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14917,7 +14917,7 @@ cudaProfilerStop:
 	.p2align 4
 cudaRuntimeGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+8520(%rip), %r11
+	movq cutap_front_hot+17040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14931,7 +14931,7 @@ cudaRuntimeGetVersion:
 	.p2align 4
 cudaSetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+8528(%rip), %r11
+	movq cutap_front_hot+17056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14945,7 +14945,7 @@ cudaSetDevice:
 	.p2align 4
 cudaSetDeviceFlags:
 	.cfi_startproc
-	movq cutap_front_hot+8536(%rip), %r11
+	movq cutap_front_hot+17072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14959,7 +14959,7 @@ cudaSetDeviceFlags:
 	.p2align 4
 cudaSetDoubleForDevice:
 	.cfi_startproc
-	movq cutap_front_hot+8544(%rip), %r11
+	movq cutap_front_hot+17088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14973,7 +14973,7 @@ cudaSetDoubleForDevice:
 	.p2align 4
 cudaSetDoubleForHost:
 	.cfi_startproc
-	movq cutap_front_hot+8552(%rip), %r11
+	movq cutap_front_hot+17104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -14987,7 +14987,7 @@ cudaSetDoubleForHost:
 	.p2align 4
 cudaSetValidDevices:
 	.cfi_startproc
-	movq cutap_front_hot+8560(%rip), %r11
+	movq cutap_front_hot+17120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15001,7 +15001,7 @@ cudaSetValidDevices:
 	.p2align 4
 cudaSignalExternalSemaphoresAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8568(%rip), %r11
+	movq cutap_front_hot+17136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15015,7 +15015,7 @@ cudaSignalExternalSemaphoresAsync:
 	.p2align 4
 cudaSignalExternalSemaphoresAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8576(%rip), %r11
+	movq cutap_front_hot+17152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15029,7 +15029,7 @@ cudaSignalExternalSemaphoresAsync_ptsz:
 	.p2align 4
 cudaSignalExternalSemaphoresAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+8584(%rip), %r11
+	movq cutap_front_hot+17168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15043,7 +15043,7 @@ cudaSignalExternalSemaphoresAsync_v2:
 	.p2align 4
 cudaSignalExternalSemaphoresAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8592(%rip), %r11
+	movq cutap_front_hot+17184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15057,7 +15057,7 @@ cudaSignalExternalSemaphoresAsync_v2_ptsz:
 	.p2align 4
 cudaStreamAddCallback:
 	.cfi_startproc
-	movq cutap_front_hot+8600(%rip), %r11
+	movq cutap_front_hot+17200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15071,7 +15071,7 @@ cudaStreamAddCallback:
 	.p2align 4
 cudaStreamAddCallback_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8608(%rip), %r11
+	movq cutap_front_hot+17216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15085,7 +15085,7 @@ cudaStreamAddCallback_ptsz:
 	.p2align 4
 cudaStreamAttachMemAsync:
 	.cfi_startproc
-	movq cutap_front_hot+8616(%rip), %r11
+	movq cutap_front_hot+17232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15099,7 +15099,7 @@ cudaStreamAttachMemAsync:
 	.p2align 4
 cudaStreamAttachMemAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8624(%rip), %r11
+	movq cutap_front_hot+17248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15113,7 +15113,7 @@ cudaStreamAttachMemAsync_ptsz:
 	.p2align 4
 cudaStreamBeginCapture:
 	.cfi_startproc
-	movq cutap_front_hot+8632(%rip), %r11
+	movq cutap_front_hot+17264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15127,7 +15127,7 @@ cudaStreamBeginCapture:
 	.p2align 4
 cudaStreamBeginCaptureToGraph:
 	.cfi_startproc
-	movq cutap_front_hot+8640(%rip), %r11
+	movq cutap_front_hot+17280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15141,7 +15141,7 @@ cudaStreamBeginCaptureToGraph:
 	.p2align 4
 cudaStreamBeginCaptureToGraph_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8648(%rip), %r11
+	movq cutap_front_hot+17296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15155,7 +15155,7 @@ cudaStreamBeginCaptureToGraph_ptsz:
 	.p2align 4
 cudaStreamBeginCapture_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8656(%rip), %r11
+	movq cutap_front_hot+17312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15169,7 +15169,7 @@ cudaStreamBeginCapture_ptsz:
 	.p2align 4
 cudaStreamCopyAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+8664(%rip), %r11
+	movq cutap_front_hot+17328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15183,7 +15183,7 @@ cudaStreamCopyAttributes:
 	.p2align 4
 cudaStreamCopyAttributes_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8672(%rip), %r11
+	movq cutap_front_hot+17344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15197,7 +15197,7 @@ cudaStreamCopyAttributes_ptsz:
 	.p2align 4
 cudaStreamCreate:
 	.cfi_startproc
-	movq cutap_front_hot+8680(%rip), %r11
+	movq cutap_front_hot+17360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15211,7 +15211,7 @@ cudaStreamCreate:
 	.p2align 4
 cudaStreamCreateWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+8688(%rip), %r11
+	movq cutap_front_hot+17376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15225,7 +15225,7 @@ cudaStreamCreateWithFlags:
 	.p2align 4
 cudaStreamCreateWithPriority:
 	.cfi_startproc
-	movq cutap_front_hot+8696(%rip), %r11
+	movq cutap_front_hot+17392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15239,7 +15239,7 @@ cudaStreamCreateWithPriority:
 	.p2align 4
 cudaStreamDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+8704(%rip), %r11
+	movq cutap_front_hot+17408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15253,7 +15253,7 @@ cudaStreamDestroy:
 	.p2align 4
 cudaStreamEndCapture:
 	.cfi_startproc
-	movq cutap_front_hot+8712(%rip), %r11
+	movq cutap_front_hot+17424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15267,7 +15267,7 @@ cudaStreamEndCapture:
 	.p2align 4
 cudaStreamEndCapture_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8720(%rip), %r11
+	movq cutap_front_hot+17440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15281,7 +15281,7 @@ cudaStreamEndCapture_ptsz:
 	.p2align 4
 cudaStreamGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+8728(%rip), %r11
+	movq cutap_front_hot+17456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15295,7 +15295,7 @@ cudaStreamGetAttribute:
 	.p2align 4
 cudaStreamGetAttribute_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8736(%rip), %r11
+	movq cutap_front_hot+17472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15309,7 +15309,7 @@ cudaStreamGetAttribute_ptsz:
 	.p2align 4
 cudaStreamGetCaptureInfo:
 	.cfi_startproc
-	movq cutap_front_hot+8744(%rip), %r11
+	movq cutap_front_hot+17488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15323,7 +15323,7 @@ cudaStreamGetCaptureInfo:
 	.p2align 4
 cudaStreamGetCaptureInfo_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8752(%rip), %r11
+	movq cutap_front_hot+17504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15337,7 +15337,7 @@ cudaStreamGetCaptureInfo_ptsz:
 	.p2align 4
 cudaStreamGetCaptureInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+8760(%rip), %r11
+	movq cutap_front_hot+17520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15351,7 +15351,7 @@ cudaStreamGetCaptureInfo_v2:
 	.p2align 4
 cudaStreamGetCaptureInfo_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8768(%rip), %r11
+	movq cutap_front_hot+17536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15365,7 +15365,7 @@ cudaStreamGetCaptureInfo_v2_ptsz:
 	.p2align 4
 cudaStreamGetCaptureInfo_v3:
 	.cfi_startproc
-	movq cutap_front_hot+8776(%rip), %r11
+	movq cutap_front_hot+17552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15379,7 +15379,7 @@ cudaStreamGetCaptureInfo_v3:
 	.p2align 4
 cudaStreamGetCaptureInfo_v3_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8784(%rip), %r11
+	movq cutap_front_hot+17568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15393,7 +15393,7 @@ cudaStreamGetCaptureInfo_v3_ptsz:
 	.p2align 4
 cudaStreamGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+8792(%rip), %r11
+	movq cutap_front_hot+17584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15407,7 +15407,7 @@ cudaStreamGetDevice:
 	.p2align 4
 cudaStreamGetDevice_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8800(%rip), %r11
+	movq cutap_front_hot+17600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15421,7 +15421,7 @@ cudaStreamGetDevice_ptsz:
 	.p2align 4
 cudaStreamGetFlags:
 	.cfi_startproc
-	movq cutap_front_hot+8808(%rip), %r11
+	movq cutap_front_hot+17616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15435,7 +15435,7 @@ cudaStreamGetFlags:
 	.p2align 4
 cudaStreamGetFlags_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8816(%rip), %r11
+	movq cutap_front_hot+17632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15449,7 +15449,7 @@ cudaStreamGetFlags_ptsz:
 	.p2align 4
 cudaStreamGetId:
 	.cfi_startproc
-	movq cutap_front_hot+8824(%rip), %r11
+	movq cutap_front_hot+17648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15463,7 +15463,7 @@ cudaStreamGetId:
 	.p2align 4
 cudaStreamGetId_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8832(%rip), %r11
+	movq cutap_front_hot+17664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15477,7 +15477,7 @@ cudaStreamGetId_ptsz:
 	.p2align 4
 cudaStreamGetPriority:
 	.cfi_startproc
-	movq cutap_front_hot+8840(%rip), %r11
+	movq cutap_front_hot+17680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15491,7 +15491,7 @@ cudaStreamGetPriority:
 	.p2align 4
 cudaStreamGetPriority_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8848(%rip), %r11
+	movq cutap_front_hot+17696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15505,7 +15505,7 @@ cudaStreamGetPriority_ptsz:
 	.p2align 4
 cudaStreamIsCapturing:
 	.cfi_startproc
-	movq cutap_front_hot+8856(%rip), %r11
+	movq cutap_front_hot+17712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15519,7 +15519,7 @@ cudaStreamIsCapturing:
 	.p2align 4
 cudaStreamIsCapturing_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8864(%rip), %r11
+	movq cutap_front_hot+17728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15533,7 +15533,7 @@ cudaStreamIsCapturing_ptsz:
 	.p2align 4
 cudaStreamQuery:
 	.cfi_startproc
-	movq cutap_front_hot+8872(%rip), %r11
+	movq cutap_front_hot+17744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15547,7 +15547,7 @@ cudaStreamQuery:
 	.p2align 4
 cudaStreamQuery_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8880(%rip), %r11
+	movq cutap_front_hot+17760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15561,7 +15561,7 @@ cudaStreamQuery_ptsz:
 	.p2align 4
 cudaStreamSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+8888(%rip), %r11
+	movq cutap_front_hot+17776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15575,7 +15575,7 @@ cudaStreamSetAttribute:
 	.p2align 4
 cudaStreamSetAttribute_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8896(%rip), %r11
+	movq cutap_front_hot+17792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15589,7 +15589,7 @@ cudaStreamSetAttribute_ptsz:
 	.p2align 4
 cudaStreamSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+8904(%rip), %r11
+	movq cutap_front_hot+17808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15603,7 +15603,7 @@ cudaStreamSynchronize:
 	.p2align 4
 cudaStreamSynchronize_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8912(%rip), %r11
+	movq cutap_front_hot+17824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15617,7 +15617,7 @@ cudaStreamSynchronize_ptsz:
 	.p2align 4
 cudaStreamUpdateCaptureDependencies:
 	.cfi_startproc
-	movq cutap_front_hot+8920(%rip), %r11
+	movq cutap_front_hot+17840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15631,7 +15631,7 @@ cudaStreamUpdateCaptureDependencies:
 	.p2align 4
 cudaStreamUpdateCaptureDependencies_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8928(%rip), %r11
+	movq cutap_front_hot+17856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15645,7 +15645,7 @@ cudaStreamUpdateCaptureDependencies_ptsz:
 	.p2align 4
 cudaStreamUpdateCaptureDependencies_v2:
 	.cfi_startproc
-	movq cutap_front_hot+8936(%rip), %r11
+	movq cutap_front_hot+17872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15659,7 +15659,7 @@ cudaStreamUpdateCaptureDependencies_v2:
 	.p2align 4
 cudaStreamUpdateCaptureDependencies_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8944(%rip), %r11
+	movq cutap_front_hot+17888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15673,7 +15673,7 @@ cudaStreamUpdateCaptureDependencies_v2_ptsz:
 	.p2align 4
 cudaStreamWaitEvent:
 	.cfi_startproc
-	movq cutap_front_hot+8952(%rip), %r11
+	movq cutap_front_hot+17904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15687,7 +15687,7 @@ cudaStreamWaitEvent:
 	.p2align 4
 cudaStreamWaitEvent_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+8960(%rip), %r11
+	movq cutap_front_hot+17920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15701,7 +15701,7 @@ cudaStreamWaitEvent_ptsz:
 	.p2align 4
 cudaThreadExchangeStreamCaptureMode:
 	.cfi_startproc
-	movq cutap_front_hot+8968(%rip), %r11
+	movq cutap_front_hot+17936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15715,7 +15715,7 @@ cudaThreadExchangeStreamCaptureMode:
 	.p2align 4
 cudaThreadExit:
 	.cfi_startproc
-	movq cutap_front_hot+8976(%rip), %r11
+	movq cutap_front_hot+17952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15729,7 +15729,7 @@ cudaThreadExit:
 	.p2align 4
 cudaThreadGetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+8984(%rip), %r11
+	movq cutap_front_hot+17968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15743,7 +15743,7 @@ cudaThreadGetCacheConfig:
 	.p2align 4
 cudaThreadGetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+8992(%rip), %r11
+	movq cutap_front_hot+17984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15757,7 +15757,7 @@ cudaThreadGetLimit:
 	.p2align 4
 cudaThreadSetCacheConfig:
 	.cfi_startproc
-	movq cutap_front_hot+9000(%rip), %r11
+	movq cutap_front_hot+18000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15771,7 +15771,7 @@ cudaThreadSetCacheConfig:
 	.p2align 4
 cudaThreadSetLimit:
 	.cfi_startproc
-	movq cutap_front_hot+9008(%rip), %r11
+	movq cutap_front_hot+18016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15785,7 +15785,7 @@ cudaThreadSetLimit:
 	.p2align 4
 cudaThreadSynchronize:
 	.cfi_startproc
-	movq cutap_front_hot+9016(%rip), %r11
+	movq cutap_front_hot+18032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15799,7 +15799,7 @@ cudaThreadSynchronize:
 	.p2align 4
 cudaUnbindTexture:
 	.cfi_startproc
-	movq cutap_front_hot+9024(%rip), %r11
+	movq cutap_front_hot+18048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15813,7 +15813,7 @@ cudaUnbindTexture:
 	.p2align 4
 cudaUserObjectCreate:
 	.cfi_startproc
-	movq cutap_front_hot+9032(%rip), %r11
+	movq cutap_front_hot+18064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15827,7 +15827,7 @@ cudaUserObjectCreate:
 	.p2align 4
 cudaUserObjectRelease:
 	.cfi_startproc
-	movq cutap_front_hot+9040(%rip), %r11
+	movq cutap_front_hot+18080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15841,7 +15841,7 @@ cudaUserObjectRelease:
 	.p2align 4
 cudaUserObjectRetain:
 	.cfi_startproc
-	movq cutap_front_hot+9048(%rip), %r11
+	movq cutap_front_hot+18096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15855,7 +15855,7 @@ cudaUserObjectRetain:
 	.p2align 4
 cudaVDPAUGetDevice:
 	.cfi_startproc
-	movq cutap_front_hot+9056(%rip), %r11
+	movq cutap_front_hot+18112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15869,7 +15869,7 @@ cudaVDPAUGetDevice:
 	.p2align 4
 cudaVDPAUSetVDPAUDevice:
 	.cfi_startproc
-	movq cutap_front_hot+9064(%rip), %r11
+	movq cutap_front_hot+18128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15883,7 +15883,7 @@ cudaVDPAUSetVDPAUDevice:
 	.p2align 4
 cudaWaitExternalSemaphoresAsync:
 	.cfi_startproc
-	movq cutap_front_hot+9072(%rip), %r11
+	movq cutap_front_hot+18144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15897,7 +15897,7 @@ cudaWaitExternalSemaphoresAsync:
 	.p2align 4
 cudaWaitExternalSemaphoresAsync_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+9080(%rip), %r11
+	movq cutap_front_hot+18160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15911,7 +15911,7 @@ cudaWaitExternalSemaphoresAsync_ptsz:
 	.p2align 4
 cudaWaitExternalSemaphoresAsync_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9088(%rip), %r11
+	movq cutap_front_hot+18176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15925,7 +15925,7 @@ cudaWaitExternalSemaphoresAsync_v2:
 	.p2align 4
 cudaWaitExternalSemaphoresAsync_v2_ptsz:
 	.cfi_startproc
-	movq cutap_front_hot+9096(%rip), %r11
+	movq cutap_front_hot+18192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15939,7 +15939,7 @@ cudaWaitExternalSemaphoresAsync_v2_ptsz:
 	.p2align 4
 cublasAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+9104(%rip), %r11
+	movq cutap_front_hot+18208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15953,7 +15953,7 @@ cublasAlloc:
 	.p2align 4
 cublasAsumEx:
 	.cfi_startproc
-	movq cutap_front_hot+9112(%rip), %r11
+	movq cutap_front_hot+18224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15967,7 +15967,7 @@ cublasAsumEx:
 	.p2align 4
 cublasAsumEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9120(%rip), %r11
+	movq cutap_front_hot+18240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15981,7 +15981,7 @@ cublasAsumEx_64:
 	.p2align 4
 cublasAxpyEx:
 	.cfi_startproc
-	movq cutap_front_hot+9128(%rip), %r11
+	movq cutap_front_hot+18256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -15995,7 +15995,7 @@ cublasAxpyEx:
 	.p2align 4
 cublasAxpyEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9136(%rip), %r11
+	movq cutap_front_hot+18272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16009,7 +16009,7 @@ cublasAxpyEx_64:
 	.p2align 4
 cublasCaxpy:
 	.cfi_startproc
-	movq cutap_front_hot+9144(%rip), %r11
+	movq cutap_front_hot+18288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16023,7 +16023,7 @@ cublasCaxpy:
 	.p2align 4
 cublasCaxpy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9152(%rip), %r11
+	movq cutap_front_hot+18304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16037,7 +16037,7 @@ cublasCaxpy_v2:
 	.p2align 4
 cublasCaxpy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9160(%rip), %r11
+	movq cutap_front_hot+18320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16051,7 +16051,7 @@ cublasCaxpy_v2_64:
 	.p2align 4
 cublasCbdmm:
 	.cfi_startproc
-	movq cutap_front_hot+9168(%rip), %r11
+	movq cutap_front_hot+18336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16065,7 +16065,7 @@ cublasCbdmm:
 	.p2align 4
 cublasCcopy:
 	.cfi_startproc
-	movq cutap_front_hot+9176(%rip), %r11
+	movq cutap_front_hot+18352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16079,7 +16079,7 @@ cublasCcopy:
 	.p2align 4
 cublasCcopy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9184(%rip), %r11
+	movq cutap_front_hot+18368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16093,7 +16093,7 @@ cublasCcopy_v2:
 	.p2align 4
 cublasCcopy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9192(%rip), %r11
+	movq cutap_front_hot+18384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16107,7 +16107,7 @@ cublasCcopy_v2_64:
 	.p2align 4
 cublasCdgmm:
 	.cfi_startproc
-	movq cutap_front_hot+9200(%rip), %r11
+	movq cutap_front_hot+18400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16121,7 +16121,7 @@ cublasCdgmm:
 	.p2align 4
 cublasCdgmm_64:
 	.cfi_startproc
-	movq cutap_front_hot+9208(%rip), %r11
+	movq cutap_front_hot+18416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16135,7 +16135,7 @@ cublasCdgmm_64:
 	.p2align 4
 cublasCdotc:
 	.cfi_startproc
-	movq cutap_front_hot+9216(%rip), %r11
+	movq cutap_front_hot+18432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16149,7 +16149,7 @@ cublasCdotc:
 	.p2align 4
 cublasCdotc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9224(%rip), %r11
+	movq cutap_front_hot+18448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16163,7 +16163,7 @@ cublasCdotc_v2:
 	.p2align 4
 cublasCdotc_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9232(%rip), %r11
+	movq cutap_front_hot+18464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16177,7 +16177,7 @@ cublasCdotc_v2_64:
 	.p2align 4
 cublasCdotu:
 	.cfi_startproc
-	movq cutap_front_hot+9240(%rip), %r11
+	movq cutap_front_hot+18480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16191,7 +16191,7 @@ cublasCdotu:
 	.p2align 4
 cublasCdotu_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9248(%rip), %r11
+	movq cutap_front_hot+18496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16205,7 +16205,7 @@ cublasCdotu_v2:
 	.p2align 4
 cublasCdotu_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9256(%rip), %r11
+	movq cutap_front_hot+18512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16219,7 +16219,7 @@ cublasCdotu_v2_64:
 	.p2align 4
 cublasCgbmv:
 	.cfi_startproc
-	movq cutap_front_hot+9264(%rip), %r11
+	movq cutap_front_hot+18528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16233,7 +16233,7 @@ cublasCgbmv:
 	.p2align 4
 cublasCgbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9272(%rip), %r11
+	movq cutap_front_hot+18544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16247,7 +16247,7 @@ cublasCgbmv_v2:
 	.p2align 4
 cublasCgbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9280(%rip), %r11
+	movq cutap_front_hot+18560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16261,7 +16261,7 @@ cublasCgbmv_v2_64:
 	.p2align 4
 cublasCgeam:
 	.cfi_startproc
-	movq cutap_front_hot+9288(%rip), %r11
+	movq cutap_front_hot+18576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16275,7 +16275,7 @@ cublasCgeam:
 	.p2align 4
 cublasCgeam_64:
 	.cfi_startproc
-	movq cutap_front_hot+9296(%rip), %r11
+	movq cutap_front_hot+18592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16289,7 +16289,7 @@ cublasCgeam_64:
 	.p2align 4
 cublasCgelsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9304(%rip), %r11
+	movq cutap_front_hot+18608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16303,7 +16303,7 @@ cublasCgelsBatched:
 	.p2align 4
 cublasCgemm:
 	.cfi_startproc
-	movq cutap_front_hot+9312(%rip), %r11
+	movq cutap_front_hot+18624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16317,7 +16317,7 @@ cublasCgemm:
 	.p2align 4
 cublasCgemm3m:
 	.cfi_startproc
-	movq cutap_front_hot+9320(%rip), %r11
+	movq cutap_front_hot+18640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16331,7 +16331,7 @@ cublasCgemm3m:
 	.p2align 4
 cublasCgemm3mBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9328(%rip), %r11
+	movq cutap_front_hot+18656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16345,7 +16345,7 @@ cublasCgemm3mBatched:
 	.p2align 4
 cublasCgemm3mBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9336(%rip), %r11
+	movq cutap_front_hot+18672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16359,7 +16359,7 @@ cublasCgemm3mBatched_64:
 	.p2align 4
 cublasCgemm3mEx:
 	.cfi_startproc
-	movq cutap_front_hot+9344(%rip), %r11
+	movq cutap_front_hot+18688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16373,7 +16373,7 @@ cublasCgemm3mEx:
 	.p2align 4
 cublasCgemm3mEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9352(%rip), %r11
+	movq cutap_front_hot+18704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16387,7 +16387,7 @@ cublasCgemm3mEx_64:
 	.p2align 4
 cublasCgemm3mStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9360(%rip), %r11
+	movq cutap_front_hot+18720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16401,7 +16401,7 @@ cublasCgemm3mStridedBatched:
 	.p2align 4
 cublasCgemm3mStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9368(%rip), %r11
+	movq cutap_front_hot+18736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16415,7 +16415,7 @@ cublasCgemm3mStridedBatched_64:
 	.p2align 4
 cublasCgemm3m_64:
 	.cfi_startproc
-	movq cutap_front_hot+9376(%rip), %r11
+	movq cutap_front_hot+18752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16429,7 +16429,7 @@ cublasCgemm3m_64:
 	.p2align 4
 cublasCgemmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9384(%rip), %r11
+	movq cutap_front_hot+18768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16443,7 +16443,7 @@ cublasCgemmBatched:
 	.p2align 4
 cublasCgemmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9392(%rip), %r11
+	movq cutap_front_hot+18784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16457,7 +16457,7 @@ cublasCgemmBatched_64:
 	.p2align 4
 cublasCgemmEx:
 	.cfi_startproc
-	movq cutap_front_hot+9400(%rip), %r11
+	movq cutap_front_hot+18800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16471,7 +16471,7 @@ cublasCgemmEx:
 	.p2align 4
 cublasCgemmEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9408(%rip), %r11
+	movq cutap_front_hot+18816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16485,7 +16485,7 @@ cublasCgemmEx_64:
 	.p2align 4
 cublasCgemmStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9416(%rip), %r11
+	movq cutap_front_hot+18832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16499,7 +16499,7 @@ cublasCgemmStridedBatched:
 	.p2align 4
 cublasCgemmStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9424(%rip), %r11
+	movq cutap_front_hot+18848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16513,7 +16513,7 @@ cublasCgemmStridedBatched_64:
 	.p2align 4
 cublasCgemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9432(%rip), %r11
+	movq cutap_front_hot+18864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16527,7 +16527,7 @@ cublasCgemm_v2:
 	.p2align 4
 cublasCgemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9440(%rip), %r11
+	movq cutap_front_hot+18880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16541,7 +16541,7 @@ cublasCgemm_v2_64:
 	.p2align 4
 cublasCgemv:
 	.cfi_startproc
-	movq cutap_front_hot+9448(%rip), %r11
+	movq cutap_front_hot+18896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16555,7 +16555,7 @@ cublasCgemv:
 	.p2align 4
 cublasCgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9456(%rip), %r11
+	movq cutap_front_hot+18912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16569,7 +16569,7 @@ cublasCgemvBatched:
 	.p2align 4
 cublasCgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9464(%rip), %r11
+	movq cutap_front_hot+18928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16583,7 +16583,7 @@ cublasCgemvBatched_64:
 	.p2align 4
 cublasCgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9472(%rip), %r11
+	movq cutap_front_hot+18944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16597,7 +16597,7 @@ cublasCgemvStridedBatched:
 	.p2align 4
 cublasCgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+9480(%rip), %r11
+	movq cutap_front_hot+18960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16611,7 +16611,7 @@ cublasCgemvStridedBatched_64:
 	.p2align 4
 cublasCgemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9488(%rip), %r11
+	movq cutap_front_hot+18976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16625,7 +16625,7 @@ cublasCgemv_v2:
 	.p2align 4
 cublasCgemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9496(%rip), %r11
+	movq cutap_front_hot+18992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16639,7 +16639,7 @@ cublasCgemv_v2_64:
 	.p2align 4
 cublasCgeqrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9504(%rip), %r11
+	movq cutap_front_hot+19008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16653,7 +16653,7 @@ cublasCgeqrfBatched:
 	.p2align 4
 cublasCgerc:
 	.cfi_startproc
-	movq cutap_front_hot+9512(%rip), %r11
+	movq cutap_front_hot+19024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16667,7 +16667,7 @@ cublasCgerc:
 	.p2align 4
 cublasCgerc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9520(%rip), %r11
+	movq cutap_front_hot+19040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16681,7 +16681,7 @@ cublasCgerc_v2:
 	.p2align 4
 cublasCgerc_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9528(%rip), %r11
+	movq cutap_front_hot+19056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16695,7 +16695,7 @@ cublasCgerc_v2_64:
 	.p2align 4
 cublasCgeru:
 	.cfi_startproc
-	movq cutap_front_hot+9536(%rip), %r11
+	movq cutap_front_hot+19072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16709,7 +16709,7 @@ cublasCgeru:
 	.p2align 4
 cublasCgeru_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9544(%rip), %r11
+	movq cutap_front_hot+19088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16723,7 +16723,7 @@ cublasCgeru_v2:
 	.p2align 4
 cublasCgeru_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9552(%rip), %r11
+	movq cutap_front_hot+19104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16737,7 +16737,7 @@ cublasCgeru_v2_64:
 	.p2align 4
 cublasCgetrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9560(%rip), %r11
+	movq cutap_front_hot+19120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16751,7 +16751,7 @@ cublasCgetrfBatched:
 	.p2align 4
 cublasCgetriBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9568(%rip), %r11
+	movq cutap_front_hot+19136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16765,7 +16765,7 @@ cublasCgetriBatched:
 	.p2align 4
 cublasCgetrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9576(%rip), %r11
+	movq cutap_front_hot+19152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16779,7 +16779,7 @@ cublasCgetrsBatched:
 	.p2align 4
 cublasChbmv:
 	.cfi_startproc
-	movq cutap_front_hot+9584(%rip), %r11
+	movq cutap_front_hot+19168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16793,7 +16793,7 @@ cublasChbmv:
 	.p2align 4
 cublasChbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9592(%rip), %r11
+	movq cutap_front_hot+19184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16807,7 +16807,7 @@ cublasChbmv_v2:
 	.p2align 4
 cublasChbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9600(%rip), %r11
+	movq cutap_front_hot+19200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16821,7 +16821,7 @@ cublasChbmv_v2_64:
 	.p2align 4
 cublasChemm:
 	.cfi_startproc
-	movq cutap_front_hot+9608(%rip), %r11
+	movq cutap_front_hot+19216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16835,7 +16835,7 @@ cublasChemm:
 	.p2align 4
 cublasChemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9616(%rip), %r11
+	movq cutap_front_hot+19232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16849,7 +16849,7 @@ cublasChemm_v2:
 	.p2align 4
 cublasChemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9624(%rip), %r11
+	movq cutap_front_hot+19248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16863,7 +16863,7 @@ cublasChemm_v2_64:
 	.p2align 4
 cublasChemv:
 	.cfi_startproc
-	movq cutap_front_hot+9632(%rip), %r11
+	movq cutap_front_hot+19264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16877,7 +16877,7 @@ cublasChemv:
 	.p2align 4
 cublasChemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9640(%rip), %r11
+	movq cutap_front_hot+19280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16891,7 +16891,7 @@ cublasChemv_v2:
 	.p2align 4
 cublasChemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9648(%rip), %r11
+	movq cutap_front_hot+19296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16905,7 +16905,7 @@ cublasChemv_v2_64:
 	.p2align 4
 cublasCher:
 	.cfi_startproc
-	movq cutap_front_hot+9656(%rip), %r11
+	movq cutap_front_hot+19312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16919,7 +16919,7 @@ cublasCher:
 	.p2align 4
 cublasCher2:
 	.cfi_startproc
-	movq cutap_front_hot+9664(%rip), %r11
+	movq cutap_front_hot+19328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16933,7 +16933,7 @@ cublasCher2:
 	.p2align 4
 cublasCher2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9672(%rip), %r11
+	movq cutap_front_hot+19344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16947,7 +16947,7 @@ cublasCher2_v2:
 	.p2align 4
 cublasCher2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9680(%rip), %r11
+	movq cutap_front_hot+19360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16961,7 +16961,7 @@ cublasCher2_v2_64:
 	.p2align 4
 cublasCher2k:
 	.cfi_startproc
-	movq cutap_front_hot+9688(%rip), %r11
+	movq cutap_front_hot+19376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16975,7 +16975,7 @@ cublasCher2k:
 	.p2align 4
 cublasCher2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9696(%rip), %r11
+	movq cutap_front_hot+19392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -16989,7 +16989,7 @@ cublasCher2k_v2:
 	.p2align 4
 cublasCher2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9704(%rip), %r11
+	movq cutap_front_hot+19408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17003,7 +17003,7 @@ cublasCher2k_v2_64:
 	.p2align 4
 cublasCher_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9712(%rip), %r11
+	movq cutap_front_hot+19424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17017,7 +17017,7 @@ cublasCher_v2:
 	.p2align 4
 cublasCher_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9720(%rip), %r11
+	movq cutap_front_hot+19440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17031,7 +17031,7 @@ cublasCher_v2_64:
 	.p2align 4
 cublasCherk:
 	.cfi_startproc
-	movq cutap_front_hot+9728(%rip), %r11
+	movq cutap_front_hot+19456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17045,7 +17045,7 @@ cublasCherk:
 	.p2align 4
 cublasCherk3mEx:
 	.cfi_startproc
-	movq cutap_front_hot+9736(%rip), %r11
+	movq cutap_front_hot+19472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17059,7 +17059,7 @@ cublasCherk3mEx:
 	.p2align 4
 cublasCherk3mEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9744(%rip), %r11
+	movq cutap_front_hot+19488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17073,7 +17073,7 @@ cublasCherk3mEx_64:
 	.p2align 4
 cublasCherkEx:
 	.cfi_startproc
-	movq cutap_front_hot+9752(%rip), %r11
+	movq cutap_front_hot+19504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17087,7 +17087,7 @@ cublasCherkEx:
 	.p2align 4
 cublasCherkEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9760(%rip), %r11
+	movq cutap_front_hot+19520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17101,7 +17101,7 @@ cublasCherkEx_64:
 	.p2align 4
 cublasCherk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9768(%rip), %r11
+	movq cutap_front_hot+19536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17115,7 +17115,7 @@ cublasCherk_v2:
 	.p2align 4
 cublasCherk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9776(%rip), %r11
+	movq cutap_front_hot+19552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17129,7 +17129,7 @@ cublasCherk_v2_64:
 	.p2align 4
 cublasCherkx:
 	.cfi_startproc
-	movq cutap_front_hot+9784(%rip), %r11
+	movq cutap_front_hot+19568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17143,7 +17143,7 @@ cublasCherkx:
 	.p2align 4
 cublasCherkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9792(%rip), %r11
+	movq cutap_front_hot+19584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17157,7 +17157,7 @@ cublasCherkx_64:
 	.p2align 4
 cublasChpmv:
 	.cfi_startproc
-	movq cutap_front_hot+9800(%rip), %r11
+	movq cutap_front_hot+19600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17171,7 +17171,7 @@ cublasChpmv:
 	.p2align 4
 cublasChpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9808(%rip), %r11
+	movq cutap_front_hot+19616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17185,7 +17185,7 @@ cublasChpmv_v2:
 	.p2align 4
 cublasChpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9816(%rip), %r11
+	movq cutap_front_hot+19632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17199,7 +17199,7 @@ cublasChpmv_v2_64:
 	.p2align 4
 cublasChpr:
 	.cfi_startproc
-	movq cutap_front_hot+9824(%rip), %r11
+	movq cutap_front_hot+19648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17213,7 +17213,7 @@ cublasChpr:
 	.p2align 4
 cublasChpr2:
 	.cfi_startproc
-	movq cutap_front_hot+9832(%rip), %r11
+	movq cutap_front_hot+19664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17227,7 +17227,7 @@ cublasChpr2:
 	.p2align 4
 cublasChpr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9840(%rip), %r11
+	movq cutap_front_hot+19680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17241,7 +17241,7 @@ cublasChpr2_v2:
 	.p2align 4
 cublasChpr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9848(%rip), %r11
+	movq cutap_front_hot+19696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17255,7 +17255,7 @@ cublasChpr2_v2_64:
 	.p2align 4
 cublasChpr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9856(%rip), %r11
+	movq cutap_front_hot+19712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17269,7 +17269,7 @@ cublasChpr_v2:
 	.p2align 4
 cublasChpr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9864(%rip), %r11
+	movq cutap_front_hot+19728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17283,7 +17283,7 @@ cublasChpr_v2_64:
 	.p2align 4
 cublasCmatinvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+9872(%rip), %r11
+	movq cutap_front_hot+19744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17297,7 +17297,7 @@ cublasCmatinvBatched:
 	.p2align 4
 cublasCopyEx:
 	.cfi_startproc
-	movq cutap_front_hot+9880(%rip), %r11
+	movq cutap_front_hot+19760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17311,7 +17311,7 @@ cublasCopyEx:
 	.p2align 4
 cublasCopyEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+9888(%rip), %r11
+	movq cutap_front_hot+19776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17325,7 +17325,7 @@ cublasCopyEx_64:
 	.p2align 4
 cublasCreate_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9896(%rip), %r11
+	movq cutap_front_hot+19792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17339,7 +17339,7 @@ cublasCreate_v2:
 	.p2align 4
 cublasCrot:
 	.cfi_startproc
-	movq cutap_front_hot+9904(%rip), %r11
+	movq cutap_front_hot+19808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17353,7 +17353,7 @@ cublasCrot:
 	.p2align 4
 cublasCrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9912(%rip), %r11
+	movq cutap_front_hot+19824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17367,7 +17367,7 @@ cublasCrot_v2:
 	.p2align 4
 cublasCrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9920(%rip), %r11
+	movq cutap_front_hot+19840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17381,7 +17381,7 @@ cublasCrot_v2_64:
 	.p2align 4
 cublasCrotg:
 	.cfi_startproc
-	movq cutap_front_hot+9928(%rip), %r11
+	movq cutap_front_hot+19856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17395,7 +17395,7 @@ cublasCrotg:
 	.p2align 4
 cublasCrotg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9936(%rip), %r11
+	movq cutap_front_hot+19872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17409,7 +17409,7 @@ cublasCrotg_v2:
 	.p2align 4
 cublasCscal:
 	.cfi_startproc
-	movq cutap_front_hot+9944(%rip), %r11
+	movq cutap_front_hot+19888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17423,7 +17423,7 @@ cublasCscal:
 	.p2align 4
 cublasCscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9952(%rip), %r11
+	movq cutap_front_hot+19904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17437,7 +17437,7 @@ cublasCscal_v2:
 	.p2align 4
 cublasCscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9960(%rip), %r11
+	movq cutap_front_hot+19920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17451,7 +17451,7 @@ cublasCscal_v2_64:
 	.p2align 4
 cublasCsrot:
 	.cfi_startproc
-	movq cutap_front_hot+9968(%rip), %r11
+	movq cutap_front_hot+19936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17465,7 +17465,7 @@ cublasCsrot:
 	.p2align 4
 cublasCsrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+9976(%rip), %r11
+	movq cutap_front_hot+19952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17479,7 +17479,7 @@ cublasCsrot_v2:
 	.p2align 4
 cublasCsrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+9984(%rip), %r11
+	movq cutap_front_hot+19968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17493,7 +17493,7 @@ cublasCsrot_v2_64:
 	.p2align 4
 cublasCsscal:
 	.cfi_startproc
-	movq cutap_front_hot+9992(%rip), %r11
+	movq cutap_front_hot+19984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17507,7 +17507,7 @@ cublasCsscal:
 	.p2align 4
 cublasCsscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10000(%rip), %r11
+	movq cutap_front_hot+20000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17521,7 +17521,7 @@ cublasCsscal_v2:
 	.p2align 4
 cublasCsscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10008(%rip), %r11
+	movq cutap_front_hot+20016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17535,7 +17535,7 @@ cublasCsscal_v2_64:
 	.p2align 4
 cublasCswap:
 	.cfi_startproc
-	movq cutap_front_hot+10016(%rip), %r11
+	movq cutap_front_hot+20032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17549,7 +17549,7 @@ cublasCswap:
 	.p2align 4
 cublasCswap_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10024(%rip), %r11
+	movq cutap_front_hot+20048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17563,7 +17563,7 @@ cublasCswap_v2:
 	.p2align 4
 cublasCswap_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10032(%rip), %r11
+	movq cutap_front_hot+20064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17577,7 +17577,7 @@ cublasCswap_v2_64:
 	.p2align 4
 cublasCsymm:
 	.cfi_startproc
-	movq cutap_front_hot+10040(%rip), %r11
+	movq cutap_front_hot+20080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17591,7 +17591,7 @@ cublasCsymm:
 	.p2align 4
 cublasCsymm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10048(%rip), %r11
+	movq cutap_front_hot+20096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17605,7 +17605,7 @@ cublasCsymm_v2:
 	.p2align 4
 cublasCsymm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10056(%rip), %r11
+	movq cutap_front_hot+20112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17619,7 +17619,7 @@ cublasCsymm_v2_64:
 	.p2align 4
 cublasCsymv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10064(%rip), %r11
+	movq cutap_front_hot+20128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17633,7 +17633,7 @@ cublasCsymv_v2:
 	.p2align 4
 cublasCsymv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10072(%rip), %r11
+	movq cutap_front_hot+20144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17647,7 +17647,7 @@ cublasCsymv_v2_64:
 	.p2align 4
 cublasCsyr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10080(%rip), %r11
+	movq cutap_front_hot+20160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17661,7 +17661,7 @@ cublasCsyr2_v2:
 	.p2align 4
 cublasCsyr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10088(%rip), %r11
+	movq cutap_front_hot+20176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17675,7 +17675,7 @@ cublasCsyr2_v2_64:
 	.p2align 4
 cublasCsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+10096(%rip), %r11
+	movq cutap_front_hot+20192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17689,7 +17689,7 @@ cublasCsyr2k:
 	.p2align 4
 cublasCsyr2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10104(%rip), %r11
+	movq cutap_front_hot+20208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17703,7 +17703,7 @@ cublasCsyr2k_v2:
 	.p2align 4
 cublasCsyr2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10112(%rip), %r11
+	movq cutap_front_hot+20224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17717,7 +17717,7 @@ cublasCsyr2k_v2_64:
 	.p2align 4
 cublasCsyr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10120(%rip), %r11
+	movq cutap_front_hot+20240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17731,7 +17731,7 @@ cublasCsyr_v2:
 	.p2align 4
 cublasCsyr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10128(%rip), %r11
+	movq cutap_front_hot+20256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17745,7 +17745,7 @@ cublasCsyr_v2_64:
 	.p2align 4
 cublasCsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+10136(%rip), %r11
+	movq cutap_front_hot+20272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17759,7 +17759,7 @@ cublasCsyrk:
 	.p2align 4
 cublasCsyrk3mEx:
 	.cfi_startproc
-	movq cutap_front_hot+10144(%rip), %r11
+	movq cutap_front_hot+20288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17773,7 +17773,7 @@ cublasCsyrk3mEx:
 	.p2align 4
 cublasCsyrk3mEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+10152(%rip), %r11
+	movq cutap_front_hot+20304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17787,7 +17787,7 @@ cublasCsyrk3mEx_64:
 	.p2align 4
 cublasCsyrkEx:
 	.cfi_startproc
-	movq cutap_front_hot+10160(%rip), %r11
+	movq cutap_front_hot+20320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17801,7 +17801,7 @@ cublasCsyrkEx:
 	.p2align 4
 cublasCsyrkEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+10168(%rip), %r11
+	movq cutap_front_hot+20336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17815,7 +17815,7 @@ cublasCsyrkEx_64:
 	.p2align 4
 cublasCsyrk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10176(%rip), %r11
+	movq cutap_front_hot+20352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17829,7 +17829,7 @@ cublasCsyrk_v2:
 	.p2align 4
 cublasCsyrk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10184(%rip), %r11
+	movq cutap_front_hot+20368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17843,7 +17843,7 @@ cublasCsyrk_v2_64:
 	.p2align 4
 cublasCsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+10192(%rip), %r11
+	movq cutap_front_hot+20384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17857,7 +17857,7 @@ cublasCsyrkx:
 	.p2align 4
 cublasCsyrkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+10200(%rip), %r11
+	movq cutap_front_hot+20400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17871,7 +17871,7 @@ cublasCsyrkx_64:
 	.p2align 4
 cublasCtbmv:
 	.cfi_startproc
-	movq cutap_front_hot+10208(%rip), %r11
+	movq cutap_front_hot+20416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17885,7 +17885,7 @@ cublasCtbmv:
 	.p2align 4
 cublasCtbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10216(%rip), %r11
+	movq cutap_front_hot+20432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17899,7 +17899,7 @@ cublasCtbmv_v2:
 	.p2align 4
 cublasCtbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10224(%rip), %r11
+	movq cutap_front_hot+20448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17913,7 +17913,7 @@ cublasCtbmv_v2_64:
 	.p2align 4
 cublasCtbsv:
 	.cfi_startproc
-	movq cutap_front_hot+10232(%rip), %r11
+	movq cutap_front_hot+20464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17927,7 +17927,7 @@ cublasCtbsv:
 	.p2align 4
 cublasCtbsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10240(%rip), %r11
+	movq cutap_front_hot+20480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17941,7 +17941,7 @@ cublasCtbsv_v2:
 	.p2align 4
 cublasCtbsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10248(%rip), %r11
+	movq cutap_front_hot+20496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17955,7 +17955,7 @@ cublasCtbsv_v2_64:
 	.p2align 4
 cublasCtpmv:
 	.cfi_startproc
-	movq cutap_front_hot+10256(%rip), %r11
+	movq cutap_front_hot+20512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17969,7 +17969,7 @@ cublasCtpmv:
 	.p2align 4
 cublasCtpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10264(%rip), %r11
+	movq cutap_front_hot+20528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17983,7 +17983,7 @@ cublasCtpmv_v2:
 	.p2align 4
 cublasCtpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10272(%rip), %r11
+	movq cutap_front_hot+20544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -17997,7 +17997,7 @@ cublasCtpmv_v2_64:
 	.p2align 4
 cublasCtpsv:
 	.cfi_startproc
-	movq cutap_front_hot+10280(%rip), %r11
+	movq cutap_front_hot+20560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18011,7 +18011,7 @@ cublasCtpsv:
 	.p2align 4
 cublasCtpsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10288(%rip), %r11
+	movq cutap_front_hot+20576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18025,7 +18025,7 @@ cublasCtpsv_v2:
 	.p2align 4
 cublasCtpsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10296(%rip), %r11
+	movq cutap_front_hot+20592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18039,7 +18039,7 @@ cublasCtpsv_v2_64:
 	.p2align 4
 cublasCtpttr:
 	.cfi_startproc
-	movq cutap_front_hot+10304(%rip), %r11
+	movq cutap_front_hot+20608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18053,7 +18053,7 @@ cublasCtpttr:
 	.p2align 4
 cublasCtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+10312(%rip), %r11
+	movq cutap_front_hot+20624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18067,7 +18067,7 @@ cublasCtrmm:
 	.p2align 4
 cublasCtrmm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10320(%rip), %r11
+	movq cutap_front_hot+20640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18081,7 +18081,7 @@ cublasCtrmm_v2:
 	.p2align 4
 cublasCtrmm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10328(%rip), %r11
+	movq cutap_front_hot+20656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18095,7 +18095,7 @@ cublasCtrmm_v2_64:
 	.p2align 4
 cublasCtrmv:
 	.cfi_startproc
-	movq cutap_front_hot+10336(%rip), %r11
+	movq cutap_front_hot+20672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18109,7 +18109,7 @@ cublasCtrmv:
 	.p2align 4
 cublasCtrmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10344(%rip), %r11
+	movq cutap_front_hot+20688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18123,7 +18123,7 @@ cublasCtrmv_v2:
 	.p2align 4
 cublasCtrmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10352(%rip), %r11
+	movq cutap_front_hot+20704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18137,7 +18137,7 @@ cublasCtrmv_v2_64:
 	.p2align 4
 cublasCtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+10360(%rip), %r11
+	movq cutap_front_hot+20720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18151,7 +18151,7 @@ cublasCtrsm:
 	.p2align 4
 cublasCtrsmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10368(%rip), %r11
+	movq cutap_front_hot+20736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18165,7 +18165,7 @@ cublasCtrsmBatched:
 	.p2align 4
 cublasCtrsmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10376(%rip), %r11
+	movq cutap_front_hot+20752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18179,7 +18179,7 @@ cublasCtrsmBatched_64:
 	.p2align 4
 cublasCtrsm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10384(%rip), %r11
+	movq cutap_front_hot+20768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18193,7 +18193,7 @@ cublasCtrsm_v2:
 	.p2align 4
 cublasCtrsm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10392(%rip), %r11
+	movq cutap_front_hot+20784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18207,7 +18207,7 @@ cublasCtrsm_v2_64:
 	.p2align 4
 cublasCtrsv:
 	.cfi_startproc
-	movq cutap_front_hot+10400(%rip), %r11
+	movq cutap_front_hot+20800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18221,7 +18221,7 @@ cublasCtrsv:
 	.p2align 4
 cublasCtrsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10408(%rip), %r11
+	movq cutap_front_hot+20816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18235,7 +18235,7 @@ cublasCtrsv_v2:
 	.p2align 4
 cublasCtrsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10416(%rip), %r11
+	movq cutap_front_hot+20832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18249,7 +18249,7 @@ cublasCtrsv_v2_64:
 	.p2align 4
 cublasCtrttp:
 	.cfi_startproc
-	movq cutap_front_hot+10424(%rip), %r11
+	movq cutap_front_hot+20848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18263,7 +18263,7 @@ cublasCtrttp:
 	.p2align 4
 cublasDasum:
 	.cfi_startproc
-	movq cutap_front_hot+10432(%rip), %r11
+	movq cutap_front_hot+20864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18277,7 +18277,7 @@ cublasDasum:
 	.p2align 4
 cublasDasum_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10440(%rip), %r11
+	movq cutap_front_hot+20880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18291,7 +18291,7 @@ cublasDasum_v2:
 	.p2align 4
 cublasDasum_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10448(%rip), %r11
+	movq cutap_front_hot+20896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18305,7 +18305,7 @@ cublasDasum_v2_64:
 	.p2align 4
 cublasDaxpy:
 	.cfi_startproc
-	movq cutap_front_hot+10456(%rip), %r11
+	movq cutap_front_hot+20912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18319,7 +18319,7 @@ cublasDaxpy:
 	.p2align 4
 cublasDaxpy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10464(%rip), %r11
+	movq cutap_front_hot+20928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18333,7 +18333,7 @@ cublasDaxpy_v2:
 	.p2align 4
 cublasDaxpy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10472(%rip), %r11
+	movq cutap_front_hot+20944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18347,7 +18347,7 @@ cublasDaxpy_v2_64:
 	.p2align 4
 cublasDbdmm:
 	.cfi_startproc
-	movq cutap_front_hot+10480(%rip), %r11
+	movq cutap_front_hot+20960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18361,7 +18361,7 @@ cublasDbdmm:
 	.p2align 4
 cublasDcopy:
 	.cfi_startproc
-	movq cutap_front_hot+10488(%rip), %r11
+	movq cutap_front_hot+20976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18375,7 +18375,7 @@ cublasDcopy:
 	.p2align 4
 cublasDcopy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10496(%rip), %r11
+	movq cutap_front_hot+20992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18389,7 +18389,7 @@ cublasDcopy_v2:
 	.p2align 4
 cublasDcopy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10504(%rip), %r11
+	movq cutap_front_hot+21008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18403,7 +18403,7 @@ cublasDcopy_v2_64:
 	.p2align 4
 cublasDdgmm:
 	.cfi_startproc
-	movq cutap_front_hot+10512(%rip), %r11
+	movq cutap_front_hot+21024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18417,7 +18417,7 @@ cublasDdgmm:
 	.p2align 4
 cublasDdgmm_64:
 	.cfi_startproc
-	movq cutap_front_hot+10520(%rip), %r11
+	movq cutap_front_hot+21040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18431,7 +18431,7 @@ cublasDdgmm_64:
 	.p2align 4
 cublasDdot:
 	.cfi_startproc
-	movq cutap_front_hot+10528(%rip), %r11
+	movq cutap_front_hot+21056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18445,7 +18445,7 @@ cublasDdot:
 	.p2align 4
 cublasDdot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10536(%rip), %r11
+	movq cutap_front_hot+21072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18459,7 +18459,7 @@ cublasDdot_v2:
 	.p2align 4
 cublasDdot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10544(%rip), %r11
+	movq cutap_front_hot+21088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18473,7 +18473,7 @@ cublasDdot_v2_64:
 	.p2align 4
 cublasDestroy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10552(%rip), %r11
+	movq cutap_front_hot+21104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18487,7 +18487,7 @@ cublasDestroy_v2:
 	.p2align 4
 cublasDgbmv:
 	.cfi_startproc
-	movq cutap_front_hot+10560(%rip), %r11
+	movq cutap_front_hot+21120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18501,7 +18501,7 @@ cublasDgbmv:
 	.p2align 4
 cublasDgbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10568(%rip), %r11
+	movq cutap_front_hot+21136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18515,7 +18515,7 @@ cublasDgbmv_v2:
 	.p2align 4
 cublasDgbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10576(%rip), %r11
+	movq cutap_front_hot+21152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18529,7 +18529,7 @@ cublasDgbmv_v2_64:
 	.p2align 4
 cublasDgeam:
 	.cfi_startproc
-	movq cutap_front_hot+10584(%rip), %r11
+	movq cutap_front_hot+21168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18543,7 +18543,7 @@ cublasDgeam:
 	.p2align 4
 cublasDgeam_64:
 	.cfi_startproc
-	movq cutap_front_hot+10592(%rip), %r11
+	movq cutap_front_hot+21184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18557,7 +18557,7 @@ cublasDgeam_64:
 	.p2align 4
 cublasDgelsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10600(%rip), %r11
+	movq cutap_front_hot+21200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18571,7 +18571,7 @@ cublasDgelsBatched:
 	.p2align 4
 cublasDgemm:
 	.cfi_startproc
-	movq cutap_front_hot+10608(%rip), %r11
+	movq cutap_front_hot+21216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18585,7 +18585,7 @@ cublasDgemm:
 	.p2align 4
 cublasDgemmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10616(%rip), %r11
+	movq cutap_front_hot+21232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18599,7 +18599,7 @@ cublasDgemmBatched:
 	.p2align 4
 cublasDgemmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10624(%rip), %r11
+	movq cutap_front_hot+21248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18613,7 +18613,7 @@ cublasDgemmBatched_64:
 	.p2align 4
 cublasDgemmGroupedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10632(%rip), %r11
+	movq cutap_front_hot+21264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18627,7 +18627,7 @@ cublasDgemmGroupedBatched:
 	.p2align 4
 cublasDgemmGroupedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10640(%rip), %r11
+	movq cutap_front_hot+21280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18641,7 +18641,7 @@ cublasDgemmGroupedBatched_64:
 	.p2align 4
 cublasDgemmStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10648(%rip), %r11
+	movq cutap_front_hot+21296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18655,7 +18655,7 @@ cublasDgemmStridedBatched:
 	.p2align 4
 cublasDgemmStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10656(%rip), %r11
+	movq cutap_front_hot+21312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18669,7 +18669,7 @@ cublasDgemmStridedBatched_64:
 	.p2align 4
 cublasDgemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10664(%rip), %r11
+	movq cutap_front_hot+21328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18683,7 +18683,7 @@ cublasDgemm_v2:
 	.p2align 4
 cublasDgemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10672(%rip), %r11
+	movq cutap_front_hot+21344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18697,7 +18697,7 @@ cublasDgemm_v2_64:
 	.p2align 4
 cublasDgemv:
 	.cfi_startproc
-	movq cutap_front_hot+10680(%rip), %r11
+	movq cutap_front_hot+21360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18711,7 +18711,7 @@ cublasDgemv:
 	.p2align 4
 cublasDgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10688(%rip), %r11
+	movq cutap_front_hot+21376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18725,7 +18725,7 @@ cublasDgemvBatched:
 	.p2align 4
 cublasDgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10696(%rip), %r11
+	movq cutap_front_hot+21392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18739,7 +18739,7 @@ cublasDgemvBatched_64:
 	.p2align 4
 cublasDgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10704(%rip), %r11
+	movq cutap_front_hot+21408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18753,7 +18753,7 @@ cublasDgemvStridedBatched:
 	.p2align 4
 cublasDgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+10712(%rip), %r11
+	movq cutap_front_hot+21424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18767,7 +18767,7 @@ cublasDgemvStridedBatched_64:
 	.p2align 4
 cublasDgemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10720(%rip), %r11
+	movq cutap_front_hot+21440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18781,7 +18781,7 @@ cublasDgemv_v2:
 	.p2align 4
 cublasDgemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10728(%rip), %r11
+	movq cutap_front_hot+21456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18795,7 +18795,7 @@ cublasDgemv_v2_64:
 	.p2align 4
 cublasDgeqrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10736(%rip), %r11
+	movq cutap_front_hot+21472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18809,7 +18809,7 @@ cublasDgeqrfBatched:
 	.p2align 4
 cublasDger:
 	.cfi_startproc
-	movq cutap_front_hot+10744(%rip), %r11
+	movq cutap_front_hot+21488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18823,7 +18823,7 @@ cublasDger:
 	.p2align 4
 cublasDger_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10752(%rip), %r11
+	movq cutap_front_hot+21504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18837,7 +18837,7 @@ cublasDger_v2:
 	.p2align 4
 cublasDger_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10760(%rip), %r11
+	movq cutap_front_hot+21520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18851,7 +18851,7 @@ cublasDger_v2_64:
 	.p2align 4
 cublasDgetrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10768(%rip), %r11
+	movq cutap_front_hot+21536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18865,7 +18865,7 @@ cublasDgetrfBatched:
 	.p2align 4
 cublasDgetriBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10776(%rip), %r11
+	movq cutap_front_hot+21552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18879,7 +18879,7 @@ cublasDgetriBatched:
 	.p2align 4
 cublasDgetrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10784(%rip), %r11
+	movq cutap_front_hot+21568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18893,7 +18893,7 @@ cublasDgetrsBatched:
 	.p2align 4
 cublasDmatinvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+10792(%rip), %r11
+	movq cutap_front_hot+21584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18907,7 +18907,7 @@ cublasDmatinvBatched:
 	.p2align 4
 cublasDnrm2:
 	.cfi_startproc
-	movq cutap_front_hot+10800(%rip), %r11
+	movq cutap_front_hot+21600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18921,7 +18921,7 @@ cublasDnrm2:
 	.p2align 4
 cublasDnrm2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10808(%rip), %r11
+	movq cutap_front_hot+21616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18935,7 +18935,7 @@ cublasDnrm2_v2:
 	.p2align 4
 cublasDnrm2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10816(%rip), %r11
+	movq cutap_front_hot+21632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18949,7 +18949,7 @@ cublasDnrm2_v2_64:
 	.p2align 4
 cublasDotEx:
 	.cfi_startproc
-	movq cutap_front_hot+10824(%rip), %r11
+	movq cutap_front_hot+21648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18963,7 +18963,7 @@ cublasDotEx:
 	.p2align 4
 cublasDotEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+10832(%rip), %r11
+	movq cutap_front_hot+21664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18977,7 +18977,7 @@ cublasDotEx_64:
 	.p2align 4
 cublasDotcEx:
 	.cfi_startproc
-	movq cutap_front_hot+10840(%rip), %r11
+	movq cutap_front_hot+21680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -18991,7 +18991,7 @@ cublasDotcEx:
 	.p2align 4
 cublasDotcEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+10848(%rip), %r11
+	movq cutap_front_hot+21696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19005,7 +19005,7 @@ cublasDotcEx_64:
 	.p2align 4
 cublasDrot:
 	.cfi_startproc
-	movq cutap_front_hot+10856(%rip), %r11
+	movq cutap_front_hot+21712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19019,7 +19019,7 @@ cublasDrot:
 	.p2align 4
 cublasDrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10864(%rip), %r11
+	movq cutap_front_hot+21728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19033,7 +19033,7 @@ cublasDrot_v2:
 	.p2align 4
 cublasDrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10872(%rip), %r11
+	movq cutap_front_hot+21744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19047,7 +19047,7 @@ cublasDrot_v2_64:
 	.p2align 4
 cublasDrotg:
 	.cfi_startproc
-	movq cutap_front_hot+10880(%rip), %r11
+	movq cutap_front_hot+21760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19061,7 +19061,7 @@ cublasDrotg:
 	.p2align 4
 cublasDrotg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10888(%rip), %r11
+	movq cutap_front_hot+21776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19075,7 +19075,7 @@ cublasDrotg_v2:
 	.p2align 4
 cublasDrotm:
 	.cfi_startproc
-	movq cutap_front_hot+10896(%rip), %r11
+	movq cutap_front_hot+21792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19089,7 +19089,7 @@ cublasDrotm:
 	.p2align 4
 cublasDrotm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10904(%rip), %r11
+	movq cutap_front_hot+21808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19103,7 +19103,7 @@ cublasDrotm_v2:
 	.p2align 4
 cublasDrotm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10912(%rip), %r11
+	movq cutap_front_hot+21824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19117,7 +19117,7 @@ cublasDrotm_v2_64:
 	.p2align 4
 cublasDrotmg:
 	.cfi_startproc
-	movq cutap_front_hot+10920(%rip), %r11
+	movq cutap_front_hot+21840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19131,7 +19131,7 @@ cublasDrotmg:
 	.p2align 4
 cublasDrotmg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10928(%rip), %r11
+	movq cutap_front_hot+21856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19145,7 +19145,7 @@ cublasDrotmg_v2:
 	.p2align 4
 cublasDsbmv:
 	.cfi_startproc
-	movq cutap_front_hot+10936(%rip), %r11
+	movq cutap_front_hot+21872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19159,7 +19159,7 @@ cublasDsbmv:
 	.p2align 4
 cublasDsbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10944(%rip), %r11
+	movq cutap_front_hot+21888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19173,7 +19173,7 @@ cublasDsbmv_v2:
 	.p2align 4
 cublasDsbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10952(%rip), %r11
+	movq cutap_front_hot+21904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19187,7 +19187,7 @@ cublasDsbmv_v2_64:
 	.p2align 4
 cublasDscal:
 	.cfi_startproc
-	movq cutap_front_hot+10960(%rip), %r11
+	movq cutap_front_hot+21920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19201,7 +19201,7 @@ cublasDscal:
 	.p2align 4
 cublasDscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10968(%rip), %r11
+	movq cutap_front_hot+21936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19215,7 +19215,7 @@ cublasDscal_v2:
 	.p2align 4
 cublasDscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+10976(%rip), %r11
+	movq cutap_front_hot+21952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19229,7 +19229,7 @@ cublasDscal_v2_64:
 	.p2align 4
 cublasDspmv:
 	.cfi_startproc
-	movq cutap_front_hot+10984(%rip), %r11
+	movq cutap_front_hot+21968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19243,7 +19243,7 @@ cublasDspmv:
 	.p2align 4
 cublasDspmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+10992(%rip), %r11
+	movq cutap_front_hot+21984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19257,7 +19257,7 @@ cublasDspmv_v2:
 	.p2align 4
 cublasDspmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11000(%rip), %r11
+	movq cutap_front_hot+22000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19271,7 +19271,7 @@ cublasDspmv_v2_64:
 	.p2align 4
 cublasDspr:
 	.cfi_startproc
-	movq cutap_front_hot+11008(%rip), %r11
+	movq cutap_front_hot+22016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19285,7 +19285,7 @@ cublasDspr:
 	.p2align 4
 cublasDspr2:
 	.cfi_startproc
-	movq cutap_front_hot+11016(%rip), %r11
+	movq cutap_front_hot+22032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19299,7 +19299,7 @@ cublasDspr2:
 	.p2align 4
 cublasDspr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11024(%rip), %r11
+	movq cutap_front_hot+22048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19313,7 +19313,7 @@ cublasDspr2_v2:
 	.p2align 4
 cublasDspr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11032(%rip), %r11
+	movq cutap_front_hot+22064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19327,7 +19327,7 @@ cublasDspr2_v2_64:
 	.p2align 4
 cublasDspr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11040(%rip), %r11
+	movq cutap_front_hot+22080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19341,7 +19341,7 @@ cublasDspr_v2:
 	.p2align 4
 cublasDspr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11048(%rip), %r11
+	movq cutap_front_hot+22096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19355,7 +19355,7 @@ cublasDspr_v2_64:
 	.p2align 4
 cublasDswap:
 	.cfi_startproc
-	movq cutap_front_hot+11056(%rip), %r11
+	movq cutap_front_hot+22112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19369,7 +19369,7 @@ cublasDswap:
 	.p2align 4
 cublasDswap_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11064(%rip), %r11
+	movq cutap_front_hot+22128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19383,7 +19383,7 @@ cublasDswap_v2:
 	.p2align 4
 cublasDswap_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11072(%rip), %r11
+	movq cutap_front_hot+22144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19397,7 +19397,7 @@ cublasDswap_v2_64:
 	.p2align 4
 cublasDsymm:
 	.cfi_startproc
-	movq cutap_front_hot+11080(%rip), %r11
+	movq cutap_front_hot+22160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19411,7 +19411,7 @@ cublasDsymm:
 	.p2align 4
 cublasDsymm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11088(%rip), %r11
+	movq cutap_front_hot+22176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19425,7 +19425,7 @@ cublasDsymm_v2:
 	.p2align 4
 cublasDsymm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11096(%rip), %r11
+	movq cutap_front_hot+22192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19439,7 +19439,7 @@ cublasDsymm_v2_64:
 	.p2align 4
 cublasDsymv:
 	.cfi_startproc
-	movq cutap_front_hot+11104(%rip), %r11
+	movq cutap_front_hot+22208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19453,7 +19453,7 @@ cublasDsymv:
 	.p2align 4
 cublasDsymv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11112(%rip), %r11
+	movq cutap_front_hot+22224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19467,7 +19467,7 @@ cublasDsymv_v2:
 	.p2align 4
 cublasDsymv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11120(%rip), %r11
+	movq cutap_front_hot+22240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19481,7 +19481,7 @@ cublasDsymv_v2_64:
 	.p2align 4
 cublasDsyr:
 	.cfi_startproc
-	movq cutap_front_hot+11128(%rip), %r11
+	movq cutap_front_hot+22256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19495,7 +19495,7 @@ cublasDsyr:
 	.p2align 4
 cublasDsyr2:
 	.cfi_startproc
-	movq cutap_front_hot+11136(%rip), %r11
+	movq cutap_front_hot+22272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19509,7 +19509,7 @@ cublasDsyr2:
 	.p2align 4
 cublasDsyr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11144(%rip), %r11
+	movq cutap_front_hot+22288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19523,7 +19523,7 @@ cublasDsyr2_v2:
 	.p2align 4
 cublasDsyr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11152(%rip), %r11
+	movq cutap_front_hot+22304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19537,7 +19537,7 @@ cublasDsyr2_v2_64:
 	.p2align 4
 cublasDsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+11160(%rip), %r11
+	movq cutap_front_hot+22320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19551,7 +19551,7 @@ cublasDsyr2k:
 	.p2align 4
 cublasDsyr2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11168(%rip), %r11
+	movq cutap_front_hot+22336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19565,7 +19565,7 @@ cublasDsyr2k_v2:
 	.p2align 4
 cublasDsyr2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11176(%rip), %r11
+	movq cutap_front_hot+22352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19579,7 +19579,7 @@ cublasDsyr2k_v2_64:
 	.p2align 4
 cublasDsyr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11184(%rip), %r11
+	movq cutap_front_hot+22368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19593,7 +19593,7 @@ cublasDsyr_v2:
 	.p2align 4
 cublasDsyr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11192(%rip), %r11
+	movq cutap_front_hot+22384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19607,7 +19607,7 @@ cublasDsyr_v2_64:
 	.p2align 4
 cublasDsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+11200(%rip), %r11
+	movq cutap_front_hot+22400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19621,7 +19621,7 @@ cublasDsyrk:
 	.p2align 4
 cublasDsyrk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11208(%rip), %r11
+	movq cutap_front_hot+22416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19635,7 +19635,7 @@ cublasDsyrk_v2:
 	.p2align 4
 cublasDsyrk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11216(%rip), %r11
+	movq cutap_front_hot+22432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19649,7 +19649,7 @@ cublasDsyrk_v2_64:
 	.p2align 4
 cublasDsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+11224(%rip), %r11
+	movq cutap_front_hot+22448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19663,7 +19663,7 @@ cublasDsyrkx:
 	.p2align 4
 cublasDsyrkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11232(%rip), %r11
+	movq cutap_front_hot+22464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19677,7 +19677,7 @@ cublasDsyrkx_64:
 	.p2align 4
 cublasDtbmv:
 	.cfi_startproc
-	movq cutap_front_hot+11240(%rip), %r11
+	movq cutap_front_hot+22480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19691,7 +19691,7 @@ cublasDtbmv:
 	.p2align 4
 cublasDtbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11248(%rip), %r11
+	movq cutap_front_hot+22496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19705,7 +19705,7 @@ cublasDtbmv_v2:
 	.p2align 4
 cublasDtbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11256(%rip), %r11
+	movq cutap_front_hot+22512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19719,7 +19719,7 @@ cublasDtbmv_v2_64:
 	.p2align 4
 cublasDtbsv:
 	.cfi_startproc
-	movq cutap_front_hot+11264(%rip), %r11
+	movq cutap_front_hot+22528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19733,7 +19733,7 @@ cublasDtbsv:
 	.p2align 4
 cublasDtbsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11272(%rip), %r11
+	movq cutap_front_hot+22544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19747,7 +19747,7 @@ cublasDtbsv_v2:
 	.p2align 4
 cublasDtbsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11280(%rip), %r11
+	movq cutap_front_hot+22560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19761,7 +19761,7 @@ cublasDtbsv_v2_64:
 	.p2align 4
 cublasDtpmv:
 	.cfi_startproc
-	movq cutap_front_hot+11288(%rip), %r11
+	movq cutap_front_hot+22576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19775,7 +19775,7 @@ cublasDtpmv:
 	.p2align 4
 cublasDtpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11296(%rip), %r11
+	movq cutap_front_hot+22592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19789,7 +19789,7 @@ cublasDtpmv_v2:
 	.p2align 4
 cublasDtpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11304(%rip), %r11
+	movq cutap_front_hot+22608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19803,7 +19803,7 @@ cublasDtpmv_v2_64:
 	.p2align 4
 cublasDtpsv:
 	.cfi_startproc
-	movq cutap_front_hot+11312(%rip), %r11
+	movq cutap_front_hot+22624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19817,7 +19817,7 @@ cublasDtpsv:
 	.p2align 4
 cublasDtpsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11320(%rip), %r11
+	movq cutap_front_hot+22640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19831,7 +19831,7 @@ cublasDtpsv_v2:
 	.p2align 4
 cublasDtpsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11328(%rip), %r11
+	movq cutap_front_hot+22656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19845,7 +19845,7 @@ cublasDtpsv_v2_64:
 	.p2align 4
 cublasDtpttr:
 	.cfi_startproc
-	movq cutap_front_hot+11336(%rip), %r11
+	movq cutap_front_hot+22672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19859,7 +19859,7 @@ cublasDtpttr:
 	.p2align 4
 cublasDtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+11344(%rip), %r11
+	movq cutap_front_hot+22688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19873,7 +19873,7 @@ cublasDtrmm:
 	.p2align 4
 cublasDtrmm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11352(%rip), %r11
+	movq cutap_front_hot+22704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19887,7 +19887,7 @@ cublasDtrmm_v2:
 	.p2align 4
 cublasDtrmm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11360(%rip), %r11
+	movq cutap_front_hot+22720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19901,7 +19901,7 @@ cublasDtrmm_v2_64:
 	.p2align 4
 cublasDtrmv:
 	.cfi_startproc
-	movq cutap_front_hot+11368(%rip), %r11
+	movq cutap_front_hot+22736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19915,7 +19915,7 @@ cublasDtrmv:
 	.p2align 4
 cublasDtrmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11376(%rip), %r11
+	movq cutap_front_hot+22752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19929,7 +19929,7 @@ cublasDtrmv_v2:
 	.p2align 4
 cublasDtrmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11384(%rip), %r11
+	movq cutap_front_hot+22768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19943,7 +19943,7 @@ cublasDtrmv_v2_64:
 	.p2align 4
 cublasDtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+11392(%rip), %r11
+	movq cutap_front_hot+22784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19957,7 +19957,7 @@ cublasDtrsm:
 	.p2align 4
 cublasDtrsmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11400(%rip), %r11
+	movq cutap_front_hot+22800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19971,7 +19971,7 @@ cublasDtrsmBatched:
 	.p2align 4
 cublasDtrsmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11408(%rip), %r11
+	movq cutap_front_hot+22816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19985,7 +19985,7 @@ cublasDtrsmBatched_64:
 	.p2align 4
 cublasDtrsm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11416(%rip), %r11
+	movq cutap_front_hot+22832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -19999,7 +19999,7 @@ cublasDtrsm_v2:
 	.p2align 4
 cublasDtrsm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11424(%rip), %r11
+	movq cutap_front_hot+22848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20013,7 +20013,7 @@ cublasDtrsm_v2_64:
 	.p2align 4
 cublasDtrsv:
 	.cfi_startproc
-	movq cutap_front_hot+11432(%rip), %r11
+	movq cutap_front_hot+22864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20027,7 +20027,7 @@ cublasDtrsv:
 	.p2align 4
 cublasDtrsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11440(%rip), %r11
+	movq cutap_front_hot+22880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20041,7 +20041,7 @@ cublasDtrsv_v2:
 	.p2align 4
 cublasDtrsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11448(%rip), %r11
+	movq cutap_front_hot+22896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20055,7 +20055,7 @@ cublasDtrsv_v2_64:
 	.p2align 4
 cublasDtrttp:
 	.cfi_startproc
-	movq cutap_front_hot+11456(%rip), %r11
+	movq cutap_front_hot+22912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20069,7 +20069,7 @@ cublasDtrttp:
 	.p2align 4
 cublasDzasum:
 	.cfi_startproc
-	movq cutap_front_hot+11464(%rip), %r11
+	movq cutap_front_hot+22928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20083,7 +20083,7 @@ cublasDzasum:
 	.p2align 4
 cublasDzasum_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11472(%rip), %r11
+	movq cutap_front_hot+22944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20097,7 +20097,7 @@ cublasDzasum_v2:
 	.p2align 4
 cublasDzasum_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11480(%rip), %r11
+	movq cutap_front_hot+22960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20111,7 +20111,7 @@ cublasDzasum_v2_64:
 	.p2align 4
 cublasDznrm2:
 	.cfi_startproc
-	movq cutap_front_hot+11488(%rip), %r11
+	movq cutap_front_hot+22976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20125,7 +20125,7 @@ cublasDznrm2:
 	.p2align 4
 cublasDznrm2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11496(%rip), %r11
+	movq cutap_front_hot+22992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20139,7 +20139,7 @@ cublasDznrm2_v2:
 	.p2align 4
 cublasDznrm2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11504(%rip), %r11
+	movq cutap_front_hot+23008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20153,7 +20153,7 @@ cublasDznrm2_v2_64:
 	.p2align 4
 cublasFree:
 	.cfi_startproc
-	movq cutap_front_hot+11512(%rip), %r11
+	movq cutap_front_hot+23024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20167,7 +20167,7 @@ cublasFree:
 	.p2align 4
 cublasGemmBatchedEx:
 	.cfi_startproc
-	movq cutap_front_hot+11520(%rip), %r11
+	movq cutap_front_hot+23040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20181,7 +20181,7 @@ cublasGemmBatchedEx:
 	.p2align 4
 cublasGemmBatchedEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11528(%rip), %r11
+	movq cutap_front_hot+23056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20195,7 +20195,7 @@ cublasGemmBatchedEx_64:
 	.p2align 4
 cublasGemmEx:
 	.cfi_startproc
-	movq cutap_front_hot+11536(%rip), %r11
+	movq cutap_front_hot+23072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20209,7 +20209,7 @@ cublasGemmEx:
 	.p2align 4
 cublasGemmEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11544(%rip), %r11
+	movq cutap_front_hot+23088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20223,7 +20223,7 @@ cublasGemmEx_64:
 	.p2align 4
 cublasGemmGroupedBatchedEx:
 	.cfi_startproc
-	movq cutap_front_hot+11552(%rip), %r11
+	movq cutap_front_hot+23104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20237,7 +20237,7 @@ cublasGemmGroupedBatchedEx:
 	.p2align 4
 cublasGemmGroupedBatchedEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11560(%rip), %r11
+	movq cutap_front_hot+23120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20251,7 +20251,7 @@ cublasGemmGroupedBatchedEx_64:
 	.p2align 4
 cublasGemmStridedBatchedEx:
 	.cfi_startproc
-	movq cutap_front_hot+11568(%rip), %r11
+	movq cutap_front_hot+23136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20265,7 +20265,7 @@ cublasGemmStridedBatchedEx:
 	.p2align 4
 cublasGemmStridedBatchedEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11576(%rip), %r11
+	movq cutap_front_hot+23152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20279,7 +20279,7 @@ cublasGemmStridedBatchedEx_64:
 	.p2align 4
 cublasGetAtomicsMode:
 	.cfi_startproc
-	movq cutap_front_hot+11584(%rip), %r11
+	movq cutap_front_hot+23168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20293,7 +20293,7 @@ cublasGetAtomicsMode:
 	.p2align 4
 cublasGetBackdoor:
 	.cfi_startproc
-	movq cutap_front_hot+11592(%rip), %r11
+	movq cutap_front_hot+23184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20307,7 +20307,7 @@ cublasGetBackdoor:
 	.p2align 4
 cublasGetCudartVersion:
 	.cfi_startproc
-	movq cutap_front_hot+11600(%rip), %r11
+	movq cutap_front_hot+23200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20321,7 +20321,7 @@ cublasGetCudartVersion:
 	.p2align 4
 cublasGetEmulationSpecialValuesSupport:
 	.cfi_startproc
-	movq cutap_front_hot+11608(%rip), %r11
+	movq cutap_front_hot+23216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20335,7 +20335,7 @@ cublasGetEmulationSpecialValuesSupport:
 	.p2align 4
 cublasGetEmulationStrategy:
 	.cfi_startproc
-	movq cutap_front_hot+11616(%rip), %r11
+	movq cutap_front_hot+23232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20349,7 +20349,7 @@ cublasGetEmulationStrategy:
 	.p2align 4
 cublasGetEnvironmentMode:
 	.cfi_startproc
-	movq cutap_front_hot+11624(%rip), %r11
+	movq cutap_front_hot+23248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20363,7 +20363,7 @@ cublasGetEnvironmentMode:
 	.p2align 4
 cublasGetError:
 	.cfi_startproc
-	movq cutap_front_hot+11632(%rip), %r11
+	movq cutap_front_hot+23264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20377,7 +20377,7 @@ cublasGetError:
 	.p2align 4
 cublasGetFixedPointEmulationMantissaBitCountPointer:
 	.cfi_startproc
-	movq cutap_front_hot+11640(%rip), %r11
+	movq cutap_front_hot+23280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20391,7 +20391,7 @@ cublasGetFixedPointEmulationMantissaBitCountPointer:
 	.p2align 4
 cublasGetFixedPointEmulationMantissaBitOffset:
 	.cfi_startproc
-	movq cutap_front_hot+11648(%rip), %r11
+	movq cutap_front_hot+23296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20405,7 +20405,7 @@ cublasGetFixedPointEmulationMantissaBitOffset:
 	.p2align 4
 cublasGetFixedPointEmulationMantissaControl:
 	.cfi_startproc
-	movq cutap_front_hot+11656(%rip), %r11
+	movq cutap_front_hot+23312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20419,7 +20419,7 @@ cublasGetFixedPointEmulationMantissaControl:
 	.p2align 4
 cublasGetFixedPointEmulationMaxMantissaBitCount:
 	.cfi_startproc
-	movq cutap_front_hot+11664(%rip), %r11
+	movq cutap_front_hot+23328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20433,7 +20433,7 @@ cublasGetFixedPointEmulationMaxMantissaBitCount:
 	.p2align 4
 cublasGetLoggerCallback:
 	.cfi_startproc
-	movq cutap_front_hot+11672(%rip), %r11
+	movq cutap_front_hot+23344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20447,7 +20447,7 @@ cublasGetLoggerCallback:
 	.p2align 4
 cublasGetMathMode:
 	.cfi_startproc
-	movq cutap_front_hot+11680(%rip), %r11
+	movq cutap_front_hot+23360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20461,7 +20461,7 @@ cublasGetMathMode:
 	.p2align 4
 cublasGetMatrix:
 	.cfi_startproc
-	movq cutap_front_hot+11688(%rip), %r11
+	movq cutap_front_hot+23376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20475,7 +20475,7 @@ cublasGetMatrix:
 	.p2align 4
 cublasGetMatrixAsync:
 	.cfi_startproc
-	movq cutap_front_hot+11696(%rip), %r11
+	movq cutap_front_hot+23392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20489,7 +20489,7 @@ cublasGetMatrixAsync:
 	.p2align 4
 cublasGetMatrixAsync_64:
 	.cfi_startproc
-	movq cutap_front_hot+11704(%rip), %r11
+	movq cutap_front_hot+23408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20503,7 +20503,7 @@ cublasGetMatrixAsync_64:
 	.p2align 4
 cublasGetMatrix_64:
 	.cfi_startproc
-	movq cutap_front_hot+11712(%rip), %r11
+	movq cutap_front_hot+23424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20517,7 +20517,7 @@ cublasGetMatrix_64:
 	.p2align 4
 cublasGetPointerMode_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11720(%rip), %r11
+	movq cutap_front_hot+23440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20531,7 +20531,7 @@ cublasGetPointerMode_v2:
 	.p2align 4
 cublasGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+11728(%rip), %r11
+	movq cutap_front_hot+23456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20545,7 +20545,7 @@ cublasGetProperty:
 	.p2align 4
 cublasGetSmCountTarget:
 	.cfi_startproc
-	movq cutap_front_hot+11736(%rip), %r11
+	movq cutap_front_hot+23472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20559,7 +20559,7 @@ cublasGetSmCountTarget:
 	.p2align 4
 cublasGetStatusName:
 	.cfi_startproc
-	movq cutap_front_hot+11744(%rip), %r11
+	movq cutap_front_hot+23488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20573,7 +20573,7 @@ cublasGetStatusName:
 	.p2align 4
 cublasGetStatusString:
 	.cfi_startproc
-	movq cutap_front_hot+11752(%rip), %r11
+	movq cutap_front_hot+23504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20587,7 +20587,7 @@ cublasGetStatusString:
 	.p2align 4
 cublasGetStream_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11760(%rip), %r11
+	movq cutap_front_hot+23520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20601,7 +20601,7 @@ cublasGetStream_v2:
 	.p2align 4
 cublasGetVector:
 	.cfi_startproc
-	movq cutap_front_hot+11768(%rip), %r11
+	movq cutap_front_hot+23536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20615,7 +20615,7 @@ cublasGetVector:
 	.p2align 4
 cublasGetVectorAsync:
 	.cfi_startproc
-	movq cutap_front_hot+11776(%rip), %r11
+	movq cutap_front_hot+23552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20629,7 +20629,7 @@ cublasGetVectorAsync:
 	.p2align 4
 cublasGetVectorAsync_64:
 	.cfi_startproc
-	movq cutap_front_hot+11784(%rip), %r11
+	movq cutap_front_hot+23568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20643,7 +20643,7 @@ cublasGetVectorAsync_64:
 	.p2align 4
 cublasGetVector_64:
 	.cfi_startproc
-	movq cutap_front_hot+11792(%rip), %r11
+	movq cutap_front_hot+23584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20657,7 +20657,7 @@ cublasGetVector_64:
 	.p2align 4
 cublasGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+11800(%rip), %r11
+	movq cutap_front_hot+23600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20671,7 +20671,7 @@ cublasGetVersion:
 	.p2align 4
 cublasGetVersion_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11808(%rip), %r11
+	movq cutap_front_hot+23616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20685,7 +20685,7 @@ cublasGetVersion_v2:
 	.p2align 4
 cublasHSHgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11816(%rip), %r11
+	movq cutap_front_hot+23632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20699,7 +20699,7 @@ cublasHSHgemvBatched:
 	.p2align 4
 cublasHSHgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11824(%rip), %r11
+	movq cutap_front_hot+23648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20713,7 +20713,7 @@ cublasHSHgemvBatched_64:
 	.p2align 4
 cublasHSHgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11832(%rip), %r11
+	movq cutap_front_hot+23664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20727,7 +20727,7 @@ cublasHSHgemvStridedBatched:
 	.p2align 4
 cublasHSHgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11840(%rip), %r11
+	movq cutap_front_hot+23680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20741,7 +20741,7 @@ cublasHSHgemvStridedBatched_64:
 	.p2align 4
 cublasHSSgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11848(%rip), %r11
+	movq cutap_front_hot+23696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20755,7 +20755,7 @@ cublasHSSgemvBatched:
 	.p2align 4
 cublasHSSgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11856(%rip), %r11
+	movq cutap_front_hot+23712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20769,7 +20769,7 @@ cublasHSSgemvBatched_64:
 	.p2align 4
 cublasHSSgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11864(%rip), %r11
+	movq cutap_front_hot+23728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20783,7 +20783,7 @@ cublasHSSgemvStridedBatched:
 	.p2align 4
 cublasHSSgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11872(%rip), %r11
+	movq cutap_front_hot+23744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20797,7 +20797,7 @@ cublasHSSgemvStridedBatched_64:
 	.p2align 4
 cublasHgemm:
 	.cfi_startproc
-	movq cutap_front_hot+11880(%rip), %r11
+	movq cutap_front_hot+23760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20811,7 +20811,7 @@ cublasHgemm:
 	.p2align 4
 cublasHgemmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11888(%rip), %r11
+	movq cutap_front_hot+23776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20825,7 +20825,7 @@ cublasHgemmBatched:
 	.p2align 4
 cublasHgemmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11896(%rip), %r11
+	movq cutap_front_hot+23792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20839,7 +20839,7 @@ cublasHgemmBatched_64:
 	.p2align 4
 cublasHgemmStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+11904(%rip), %r11
+	movq cutap_front_hot+23808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20853,7 +20853,7 @@ cublasHgemmStridedBatched:
 	.p2align 4
 cublasHgemmStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+11912(%rip), %r11
+	movq cutap_front_hot+23824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20867,7 +20867,7 @@ cublasHgemmStridedBatched_64:
 	.p2align 4
 cublasHgemm_64:
 	.cfi_startproc
-	movq cutap_front_hot+11920(%rip), %r11
+	movq cutap_front_hot+23840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20881,7 +20881,7 @@ cublasHgemm_64:
 	.p2align 4
 cublasIamaxEx:
 	.cfi_startproc
-	movq cutap_front_hot+11928(%rip), %r11
+	movq cutap_front_hot+23856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20895,7 +20895,7 @@ cublasIamaxEx:
 	.p2align 4
 cublasIamaxEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11936(%rip), %r11
+	movq cutap_front_hot+23872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20909,7 +20909,7 @@ cublasIamaxEx_64:
 	.p2align 4
 cublasIaminEx:
 	.cfi_startproc
-	movq cutap_front_hot+11944(%rip), %r11
+	movq cutap_front_hot+23888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20923,7 +20923,7 @@ cublasIaminEx:
 	.p2align 4
 cublasIaminEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+11952(%rip), %r11
+	movq cutap_front_hot+23904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20937,7 +20937,7 @@ cublasIaminEx_64:
 	.p2align 4
 cublasIcamax:
 	.cfi_startproc
-	movq cutap_front_hot+11960(%rip), %r11
+	movq cutap_front_hot+23920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20951,7 +20951,7 @@ cublasIcamax:
 	.p2align 4
 cublasIcamax_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11968(%rip), %r11
+	movq cutap_front_hot+23936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20965,7 +20965,7 @@ cublasIcamax_v2:
 	.p2align 4
 cublasIcamax_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+11976(%rip), %r11
+	movq cutap_front_hot+23952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20979,7 +20979,7 @@ cublasIcamax_v2_64:
 	.p2align 4
 cublasIcamin:
 	.cfi_startproc
-	movq cutap_front_hot+11984(%rip), %r11
+	movq cutap_front_hot+23968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -20993,7 +20993,7 @@ cublasIcamin:
 	.p2align 4
 cublasIcamin_v2:
 	.cfi_startproc
-	movq cutap_front_hot+11992(%rip), %r11
+	movq cutap_front_hot+23984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21007,7 +21007,7 @@ cublasIcamin_v2:
 	.p2align 4
 cublasIcamin_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12000(%rip), %r11
+	movq cutap_front_hot+24000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21021,7 +21021,7 @@ cublasIcamin_v2_64:
 	.p2align 4
 cublasIdamax:
 	.cfi_startproc
-	movq cutap_front_hot+12008(%rip), %r11
+	movq cutap_front_hot+24016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21035,7 +21035,7 @@ cublasIdamax:
 	.p2align 4
 cublasIdamax_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12016(%rip), %r11
+	movq cutap_front_hot+24032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21049,7 +21049,7 @@ cublasIdamax_v2:
 	.p2align 4
 cublasIdamax_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12024(%rip), %r11
+	movq cutap_front_hot+24048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21063,7 +21063,7 @@ cublasIdamax_v2_64:
 	.p2align 4
 cublasIdamin:
 	.cfi_startproc
-	movq cutap_front_hot+12032(%rip), %r11
+	movq cutap_front_hot+24064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21077,7 +21077,7 @@ cublasIdamin:
 	.p2align 4
 cublasIdamin_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12040(%rip), %r11
+	movq cutap_front_hot+24080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21091,7 +21091,7 @@ cublasIdamin_v2:
 	.p2align 4
 cublasIdamin_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12048(%rip), %r11
+	movq cutap_front_hot+24096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21105,7 +21105,7 @@ cublasIdamin_v2_64:
 	.p2align 4
 cublasInit:
 	.cfi_startproc
-	movq cutap_front_hot+12056(%rip), %r11
+	movq cutap_front_hot+24112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21119,7 +21119,7 @@ cublasInit:
 	.p2align 4
 cublasIsamax:
 	.cfi_startproc
-	movq cutap_front_hot+12064(%rip), %r11
+	movq cutap_front_hot+24128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21133,7 +21133,7 @@ cublasIsamax:
 	.p2align 4
 cublasIsamax_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12072(%rip), %r11
+	movq cutap_front_hot+24144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21147,7 +21147,7 @@ cublasIsamax_v2:
 	.p2align 4
 cublasIsamax_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12080(%rip), %r11
+	movq cutap_front_hot+24160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21161,7 +21161,7 @@ cublasIsamax_v2_64:
 	.p2align 4
 cublasIsamin:
 	.cfi_startproc
-	movq cutap_front_hot+12088(%rip), %r11
+	movq cutap_front_hot+24176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21175,7 +21175,7 @@ cublasIsamin:
 	.p2align 4
 cublasIsamin_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12096(%rip), %r11
+	movq cutap_front_hot+24192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21189,7 +21189,7 @@ cublasIsamin_v2:
 	.p2align 4
 cublasIsamin_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12104(%rip), %r11
+	movq cutap_front_hot+24208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21203,7 +21203,7 @@ cublasIsamin_v2_64:
 	.p2align 4
 cublasIzamax:
 	.cfi_startproc
-	movq cutap_front_hot+12112(%rip), %r11
+	movq cutap_front_hot+24224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21217,7 +21217,7 @@ cublasIzamax:
 	.p2align 4
 cublasIzamax_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12120(%rip), %r11
+	movq cutap_front_hot+24240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21231,7 +21231,7 @@ cublasIzamax_v2:
 	.p2align 4
 cublasIzamax_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12128(%rip), %r11
+	movq cutap_front_hot+24256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21245,7 +21245,7 @@ cublasIzamax_v2_64:
 	.p2align 4
 cublasIzamin:
 	.cfi_startproc
-	movq cutap_front_hot+12136(%rip), %r11
+	movq cutap_front_hot+24272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21259,7 +21259,7 @@ cublasIzamin:
 	.p2align 4
 cublasIzamin_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12144(%rip), %r11
+	movq cutap_front_hot+24288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21273,7 +21273,7 @@ cublasIzamin_v2:
 	.p2align 4
 cublasIzamin_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12152(%rip), %r11
+	movq cutap_front_hot+24304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21287,7 +21287,7 @@ cublasIzamin_v2_64:
 	.p2align 4
 cublasLoggerConfigure:
 	.cfi_startproc
-	movq cutap_front_hot+12160(%rip), %r11
+	movq cutap_front_hot+24320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21301,7 +21301,7 @@ cublasLoggerConfigure:
 	.p2align 4
 cublasNrm2Ex:
 	.cfi_startproc
-	movq cutap_front_hot+12168(%rip), %r11
+	movq cutap_front_hot+24336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21315,7 +21315,7 @@ cublasNrm2Ex:
 	.p2align 4
 cublasNrm2Ex_64:
 	.cfi_startproc
-	movq cutap_front_hot+12176(%rip), %r11
+	movq cutap_front_hot+24352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21329,7 +21329,7 @@ cublasNrm2Ex_64:
 	.p2align 4
 cublasRotEx:
 	.cfi_startproc
-	movq cutap_front_hot+12184(%rip), %r11
+	movq cutap_front_hot+24368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21343,7 +21343,7 @@ cublasRotEx:
 	.p2align 4
 cublasRotEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+12192(%rip), %r11
+	movq cutap_front_hot+24384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21357,7 +21357,7 @@ cublasRotEx_64:
 	.p2align 4
 cublasRotgEx:
 	.cfi_startproc
-	movq cutap_front_hot+12200(%rip), %r11
+	movq cutap_front_hot+24400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21371,7 +21371,7 @@ cublasRotgEx:
 	.p2align 4
 cublasRotmEx:
 	.cfi_startproc
-	movq cutap_front_hot+12208(%rip), %r11
+	movq cutap_front_hot+24416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21385,7 +21385,7 @@ cublasRotmEx:
 	.p2align 4
 cublasRotmEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+12216(%rip), %r11
+	movq cutap_front_hot+24432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21399,7 +21399,7 @@ cublasRotmEx_64:
 	.p2align 4
 cublasRotmgEx:
 	.cfi_startproc
-	movq cutap_front_hot+12224(%rip), %r11
+	movq cutap_front_hot+24448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21413,7 +21413,7 @@ cublasRotmgEx:
 	.p2align 4
 cublasSasum:
 	.cfi_startproc
-	movq cutap_front_hot+12232(%rip), %r11
+	movq cutap_front_hot+24464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21427,7 +21427,7 @@ cublasSasum:
 	.p2align 4
 cublasSasum_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12240(%rip), %r11
+	movq cutap_front_hot+24480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21441,7 +21441,7 @@ cublasSasum_v2:
 	.p2align 4
 cublasSasum_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12248(%rip), %r11
+	movq cutap_front_hot+24496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21455,7 +21455,7 @@ cublasSasum_v2_64:
 	.p2align 4
 cublasSaxpy:
 	.cfi_startproc
-	movq cutap_front_hot+12256(%rip), %r11
+	movq cutap_front_hot+24512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21469,7 +21469,7 @@ cublasSaxpy:
 	.p2align 4
 cublasSaxpy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12264(%rip), %r11
+	movq cutap_front_hot+24528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21483,7 +21483,7 @@ cublasSaxpy_v2:
 	.p2align 4
 cublasSaxpy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12272(%rip), %r11
+	movq cutap_front_hot+24544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21497,7 +21497,7 @@ cublasSaxpy_v2_64:
 	.p2align 4
 cublasSbdmm:
 	.cfi_startproc
-	movq cutap_front_hot+12280(%rip), %r11
+	movq cutap_front_hot+24560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21511,7 +21511,7 @@ cublasSbdmm:
 	.p2align 4
 cublasScalEx:
 	.cfi_startproc
-	movq cutap_front_hot+12288(%rip), %r11
+	movq cutap_front_hot+24576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21525,7 +21525,7 @@ cublasScalEx:
 	.p2align 4
 cublasScalEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+12296(%rip), %r11
+	movq cutap_front_hot+24592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21539,7 +21539,7 @@ cublasScalEx_64:
 	.p2align 4
 cublasScasum:
 	.cfi_startproc
-	movq cutap_front_hot+12304(%rip), %r11
+	movq cutap_front_hot+24608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21553,7 +21553,7 @@ cublasScasum:
 	.p2align 4
 cublasScasum_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12312(%rip), %r11
+	movq cutap_front_hot+24624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21567,7 +21567,7 @@ cublasScasum_v2:
 	.p2align 4
 cublasScasum_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12320(%rip), %r11
+	movq cutap_front_hot+24640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21581,7 +21581,7 @@ cublasScasum_v2_64:
 	.p2align 4
 cublasScnrm2:
 	.cfi_startproc
-	movq cutap_front_hot+12328(%rip), %r11
+	movq cutap_front_hot+24656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21595,7 +21595,7 @@ cublasScnrm2:
 	.p2align 4
 cublasScnrm2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12336(%rip), %r11
+	movq cutap_front_hot+24672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21609,7 +21609,7 @@ cublasScnrm2_v2:
 	.p2align 4
 cublasScnrm2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12344(%rip), %r11
+	movq cutap_front_hot+24688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21623,7 +21623,7 @@ cublasScnrm2_v2_64:
 	.p2align 4
 cublasScopy:
 	.cfi_startproc
-	movq cutap_front_hot+12352(%rip), %r11
+	movq cutap_front_hot+24704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21637,7 +21637,7 @@ cublasScopy:
 	.p2align 4
 cublasScopy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12360(%rip), %r11
+	movq cutap_front_hot+24720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21651,7 +21651,7 @@ cublasScopy_v2:
 	.p2align 4
 cublasScopy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12368(%rip), %r11
+	movq cutap_front_hot+24736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21665,7 +21665,7 @@ cublasScopy_v2_64:
 	.p2align 4
 cublasSdgmm:
 	.cfi_startproc
-	movq cutap_front_hot+12376(%rip), %r11
+	movq cutap_front_hot+24752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21679,7 +21679,7 @@ cublasSdgmm:
 	.p2align 4
 cublasSdgmm_64:
 	.cfi_startproc
-	movq cutap_front_hot+12384(%rip), %r11
+	movq cutap_front_hot+24768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21693,7 +21693,7 @@ cublasSdgmm_64:
 	.p2align 4
 cublasSdot:
 	.cfi_startproc
-	movq cutap_front_hot+12392(%rip), %r11
+	movq cutap_front_hot+24784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21707,7 +21707,7 @@ cublasSdot:
 	.p2align 4
 cublasSdot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12400(%rip), %r11
+	movq cutap_front_hot+24800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21721,7 +21721,7 @@ cublasSdot_v2:
 	.p2align 4
 cublasSdot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12408(%rip), %r11
+	movq cutap_front_hot+24816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21735,7 +21735,7 @@ cublasSdot_v2_64:
 	.p2align 4
 cublasSetAtomicsMode:
 	.cfi_startproc
-	movq cutap_front_hot+12416(%rip), %r11
+	movq cutap_front_hot+24832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21749,7 +21749,7 @@ cublasSetAtomicsMode:
 	.p2align 4
 cublasSetBackdoor:
 	.cfi_startproc
-	movq cutap_front_hot+12424(%rip), %r11
+	movq cutap_front_hot+24848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21763,7 +21763,7 @@ cublasSetBackdoor:
 	.p2align 4
 cublasSetBackdoorEx:
 	.cfi_startproc
-	movq cutap_front_hot+12432(%rip), %r11
+	movq cutap_front_hot+24864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21777,7 +21777,7 @@ cublasSetBackdoorEx:
 	.p2align 4
 cublasSetEmulationSpecialValuesSupport:
 	.cfi_startproc
-	movq cutap_front_hot+12440(%rip), %r11
+	movq cutap_front_hot+24880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21791,7 +21791,7 @@ cublasSetEmulationSpecialValuesSupport:
 	.p2align 4
 cublasSetEmulationStrategy:
 	.cfi_startproc
-	movq cutap_front_hot+12448(%rip), %r11
+	movq cutap_front_hot+24896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21805,7 +21805,7 @@ cublasSetEmulationStrategy:
 	.p2align 4
 cublasSetEnvironmentMode:
 	.cfi_startproc
-	movq cutap_front_hot+12456(%rip), %r11
+	movq cutap_front_hot+24912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21819,7 +21819,7 @@ cublasSetEnvironmentMode:
 	.p2align 4
 cublasSetFixedPointEmulationMantissaBitCountPointer:
 	.cfi_startproc
-	movq cutap_front_hot+12464(%rip), %r11
+	movq cutap_front_hot+24928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21833,7 +21833,7 @@ cublasSetFixedPointEmulationMantissaBitCountPointer:
 	.p2align 4
 cublasSetFixedPointEmulationMantissaBitOffset:
 	.cfi_startproc
-	movq cutap_front_hot+12472(%rip), %r11
+	movq cutap_front_hot+24944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21847,7 +21847,7 @@ cublasSetFixedPointEmulationMantissaBitOffset:
 	.p2align 4
 cublasSetFixedPointEmulationMantissaControl:
 	.cfi_startproc
-	movq cutap_front_hot+12480(%rip), %r11
+	movq cutap_front_hot+24960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21861,7 +21861,7 @@ cublasSetFixedPointEmulationMantissaControl:
 	.p2align 4
 cublasSetFixedPointEmulationMaxMantissaBitCount:
 	.cfi_startproc
-	movq cutap_front_hot+12488(%rip), %r11
+	movq cutap_front_hot+24976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21875,7 +21875,7 @@ cublasSetFixedPointEmulationMaxMantissaBitCount:
 	.p2align 4
 cublasSetKernelStream:
 	.cfi_startproc
-	movq cutap_front_hot+12496(%rip), %r11
+	movq cutap_front_hot+24992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21889,7 +21889,7 @@ cublasSetKernelStream:
 	.p2align 4
 cublasSetLoggerCallback:
 	.cfi_startproc
-	movq cutap_front_hot+12504(%rip), %r11
+	movq cutap_front_hot+25008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21903,7 +21903,7 @@ cublasSetLoggerCallback:
 	.p2align 4
 cublasSetMathMode:
 	.cfi_startproc
-	movq cutap_front_hot+12512(%rip), %r11
+	movq cutap_front_hot+25024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21917,7 +21917,7 @@ cublasSetMathMode:
 	.p2align 4
 cublasSetMatrix:
 	.cfi_startproc
-	movq cutap_front_hot+12520(%rip), %r11
+	movq cutap_front_hot+25040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21931,7 +21931,7 @@ cublasSetMatrix:
 	.p2align 4
 cublasSetMatrixAsync:
 	.cfi_startproc
-	movq cutap_front_hot+12528(%rip), %r11
+	movq cutap_front_hot+25056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21945,7 +21945,7 @@ cublasSetMatrixAsync:
 	.p2align 4
 cublasSetMatrixAsync_64:
 	.cfi_startproc
-	movq cutap_front_hot+12536(%rip), %r11
+	movq cutap_front_hot+25072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21959,7 +21959,7 @@ cublasSetMatrixAsync_64:
 	.p2align 4
 cublasSetMatrix_64:
 	.cfi_startproc
-	movq cutap_front_hot+12544(%rip), %r11
+	movq cutap_front_hot+25088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21973,7 +21973,7 @@ cublasSetMatrix_64:
 	.p2align 4
 cublasSetPointerMode_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12552(%rip), %r11
+	movq cutap_front_hot+25104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -21987,7 +21987,7 @@ cublasSetPointerMode_v2:
 	.p2align 4
 cublasSetSmCountTarget:
 	.cfi_startproc
-	movq cutap_front_hot+12560(%rip), %r11
+	movq cutap_front_hot+25120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22001,7 +22001,7 @@ cublasSetSmCountTarget:
 	.p2align 4
 cublasSetStream_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12568(%rip), %r11
+	movq cutap_front_hot+25136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22015,7 +22015,7 @@ cublasSetStream_v2:
 	.p2align 4
 cublasSetVector:
 	.cfi_startproc
-	movq cutap_front_hot+12576(%rip), %r11
+	movq cutap_front_hot+25152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22029,7 +22029,7 @@ cublasSetVector:
 	.p2align 4
 cublasSetVectorAsync:
 	.cfi_startproc
-	movq cutap_front_hot+12584(%rip), %r11
+	movq cutap_front_hot+25168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22043,7 +22043,7 @@ cublasSetVectorAsync:
 	.p2align 4
 cublasSetVectorAsync_64:
 	.cfi_startproc
-	movq cutap_front_hot+12592(%rip), %r11
+	movq cutap_front_hot+25184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22057,7 +22057,7 @@ cublasSetVectorAsync_64:
 	.p2align 4
 cublasSetVector_64:
 	.cfi_startproc
-	movq cutap_front_hot+12600(%rip), %r11
+	movq cutap_front_hot+25200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22071,7 +22071,7 @@ cublasSetVector_64:
 	.p2align 4
 cublasSetWorkspace_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12608(%rip), %r11
+	movq cutap_front_hot+25216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22085,7 +22085,7 @@ cublasSetWorkspace_v2:
 	.p2align 4
 cublasSgbmv:
 	.cfi_startproc
-	movq cutap_front_hot+12616(%rip), %r11
+	movq cutap_front_hot+25232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22099,7 +22099,7 @@ cublasSgbmv:
 	.p2align 4
 cublasSgbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12624(%rip), %r11
+	movq cutap_front_hot+25248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22113,7 +22113,7 @@ cublasSgbmv_v2:
 	.p2align 4
 cublasSgbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12632(%rip), %r11
+	movq cutap_front_hot+25264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22127,7 +22127,7 @@ cublasSgbmv_v2_64:
 	.p2align 4
 cublasSgeam:
 	.cfi_startproc
-	movq cutap_front_hot+12640(%rip), %r11
+	movq cutap_front_hot+25280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22141,7 +22141,7 @@ cublasSgeam:
 	.p2align 4
 cublasSgeam_64:
 	.cfi_startproc
-	movq cutap_front_hot+12648(%rip), %r11
+	movq cutap_front_hot+25296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22155,7 +22155,7 @@ cublasSgeam_64:
 	.p2align 4
 cublasSgelsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12656(%rip), %r11
+	movq cutap_front_hot+25312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22169,7 +22169,7 @@ cublasSgelsBatched:
 	.p2align 4
 cublasSgemm:
 	.cfi_startproc
-	movq cutap_front_hot+12664(%rip), %r11
+	movq cutap_front_hot+25328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22183,7 +22183,7 @@ cublasSgemm:
 	.p2align 4
 cublasSgemmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12672(%rip), %r11
+	movq cutap_front_hot+25344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22197,7 +22197,7 @@ cublasSgemmBatched:
 	.p2align 4
 cublasSgemmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+12680(%rip), %r11
+	movq cutap_front_hot+25360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22211,7 +22211,7 @@ cublasSgemmBatched_64:
 	.p2align 4
 cublasSgemmEx:
 	.cfi_startproc
-	movq cutap_front_hot+12688(%rip), %r11
+	movq cutap_front_hot+25376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22225,7 +22225,7 @@ cublasSgemmEx:
 	.p2align 4
 cublasSgemmEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+12696(%rip), %r11
+	movq cutap_front_hot+25392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22239,7 +22239,7 @@ cublasSgemmEx_64:
 	.p2align 4
 cublasSgemmGroupedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12704(%rip), %r11
+	movq cutap_front_hot+25408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22253,7 +22253,7 @@ cublasSgemmGroupedBatched:
 	.p2align 4
 cublasSgemmGroupedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+12712(%rip), %r11
+	movq cutap_front_hot+25424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22267,7 +22267,7 @@ cublasSgemmGroupedBatched_64:
 	.p2align 4
 cublasSgemmStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12720(%rip), %r11
+	movq cutap_front_hot+25440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22281,7 +22281,7 @@ cublasSgemmStridedBatched:
 	.p2align 4
 cublasSgemmStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+12728(%rip), %r11
+	movq cutap_front_hot+25456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22295,7 +22295,7 @@ cublasSgemmStridedBatched_64:
 	.p2align 4
 cublasSgemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12736(%rip), %r11
+	movq cutap_front_hot+25472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22309,7 +22309,7 @@ cublasSgemm_v2:
 	.p2align 4
 cublasSgemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12744(%rip), %r11
+	movq cutap_front_hot+25488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22323,7 +22323,7 @@ cublasSgemm_v2_64:
 	.p2align 4
 cublasSgemv:
 	.cfi_startproc
-	movq cutap_front_hot+12752(%rip), %r11
+	movq cutap_front_hot+25504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22337,7 +22337,7 @@ cublasSgemv:
 	.p2align 4
 cublasSgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12760(%rip), %r11
+	movq cutap_front_hot+25520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22351,7 +22351,7 @@ cublasSgemvBatched:
 	.p2align 4
 cublasSgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+12768(%rip), %r11
+	movq cutap_front_hot+25536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22365,7 +22365,7 @@ cublasSgemvBatched_64:
 	.p2align 4
 cublasSgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12776(%rip), %r11
+	movq cutap_front_hot+25552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22379,7 +22379,7 @@ cublasSgemvStridedBatched:
 	.p2align 4
 cublasSgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+12784(%rip), %r11
+	movq cutap_front_hot+25568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22393,7 +22393,7 @@ cublasSgemvStridedBatched_64:
 	.p2align 4
 cublasSgemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12792(%rip), %r11
+	movq cutap_front_hot+25584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22407,7 +22407,7 @@ cublasSgemv_v2:
 	.p2align 4
 cublasSgemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12800(%rip), %r11
+	movq cutap_front_hot+25600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22421,7 +22421,7 @@ cublasSgemv_v2_64:
 	.p2align 4
 cublasSgeqrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12808(%rip), %r11
+	movq cutap_front_hot+25616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22435,7 +22435,7 @@ cublasSgeqrfBatched:
 	.p2align 4
 cublasSger:
 	.cfi_startproc
-	movq cutap_front_hot+12816(%rip), %r11
+	movq cutap_front_hot+25632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22449,7 +22449,7 @@ cublasSger:
 	.p2align 4
 cublasSger_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12824(%rip), %r11
+	movq cutap_front_hot+25648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22463,7 +22463,7 @@ cublasSger_v2:
 	.p2align 4
 cublasSger_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12832(%rip), %r11
+	movq cutap_front_hot+25664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22477,7 +22477,7 @@ cublasSger_v2_64:
 	.p2align 4
 cublasSgetrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12840(%rip), %r11
+	movq cutap_front_hot+25680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22491,7 +22491,7 @@ cublasSgetrfBatched:
 	.p2align 4
 cublasSgetriBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12848(%rip), %r11
+	movq cutap_front_hot+25696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22505,7 +22505,7 @@ cublasSgetriBatched:
 	.p2align 4
 cublasSgetrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12856(%rip), %r11
+	movq cutap_front_hot+25712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22519,7 +22519,7 @@ cublasSgetrsBatched:
 	.p2align 4
 cublasShutdown:
 	.cfi_startproc
-	movq cutap_front_hot+12864(%rip), %r11
+	movq cutap_front_hot+25728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22533,7 +22533,7 @@ cublasShutdown:
 	.p2align 4
 cublasSmatinvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+12872(%rip), %r11
+	movq cutap_front_hot+25744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22547,7 +22547,7 @@ cublasSmatinvBatched:
 	.p2align 4
 cublasSnrm2:
 	.cfi_startproc
-	movq cutap_front_hot+12880(%rip), %r11
+	movq cutap_front_hot+25760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22561,7 +22561,7 @@ cublasSnrm2:
 	.p2align 4
 cublasSnrm2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12888(%rip), %r11
+	movq cutap_front_hot+25776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22575,7 +22575,7 @@ cublasSnrm2_v2:
 	.p2align 4
 cublasSnrm2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12896(%rip), %r11
+	movq cutap_front_hot+25792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22589,7 +22589,7 @@ cublasSnrm2_v2_64:
 	.p2align 4
 cublasSrot:
 	.cfi_startproc
-	movq cutap_front_hot+12904(%rip), %r11
+	movq cutap_front_hot+25808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22603,7 +22603,7 @@ cublasSrot:
 	.p2align 4
 cublasSrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12912(%rip), %r11
+	movq cutap_front_hot+25824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22617,7 +22617,7 @@ cublasSrot_v2:
 	.p2align 4
 cublasSrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12920(%rip), %r11
+	movq cutap_front_hot+25840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22631,7 +22631,7 @@ cublasSrot_v2_64:
 	.p2align 4
 cublasSrotg:
 	.cfi_startproc
-	movq cutap_front_hot+12928(%rip), %r11
+	movq cutap_front_hot+25856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22645,7 +22645,7 @@ cublasSrotg:
 	.p2align 4
 cublasSrotg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12936(%rip), %r11
+	movq cutap_front_hot+25872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22659,7 +22659,7 @@ cublasSrotg_v2:
 	.p2align 4
 cublasSrotm:
 	.cfi_startproc
-	movq cutap_front_hot+12944(%rip), %r11
+	movq cutap_front_hot+25888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22673,7 +22673,7 @@ cublasSrotm:
 	.p2align 4
 cublasSrotm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12952(%rip), %r11
+	movq cutap_front_hot+25904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22687,7 +22687,7 @@ cublasSrotm_v2:
 	.p2align 4
 cublasSrotm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+12960(%rip), %r11
+	movq cutap_front_hot+25920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22701,7 +22701,7 @@ cublasSrotm_v2_64:
 	.p2align 4
 cublasSrotmg:
 	.cfi_startproc
-	movq cutap_front_hot+12968(%rip), %r11
+	movq cutap_front_hot+25936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22715,7 +22715,7 @@ cublasSrotmg:
 	.p2align 4
 cublasSrotmg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12976(%rip), %r11
+	movq cutap_front_hot+25952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22729,7 +22729,7 @@ cublasSrotmg_v2:
 	.p2align 4
 cublasSsbmv:
 	.cfi_startproc
-	movq cutap_front_hot+12984(%rip), %r11
+	movq cutap_front_hot+25968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22743,7 +22743,7 @@ cublasSsbmv:
 	.p2align 4
 cublasSsbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+12992(%rip), %r11
+	movq cutap_front_hot+25984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22757,7 +22757,7 @@ cublasSsbmv_v2:
 	.p2align 4
 cublasSsbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13000(%rip), %r11
+	movq cutap_front_hot+26000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22771,7 +22771,7 @@ cublasSsbmv_v2_64:
 	.p2align 4
 cublasSscal:
 	.cfi_startproc
-	movq cutap_front_hot+13008(%rip), %r11
+	movq cutap_front_hot+26016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22785,7 +22785,7 @@ cublasSscal:
 	.p2align 4
 cublasSscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13016(%rip), %r11
+	movq cutap_front_hot+26032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22799,7 +22799,7 @@ cublasSscal_v2:
 	.p2align 4
 cublasSscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13024(%rip), %r11
+	movq cutap_front_hot+26048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22813,7 +22813,7 @@ cublasSscal_v2_64:
 	.p2align 4
 cublasSspmv:
 	.cfi_startproc
-	movq cutap_front_hot+13032(%rip), %r11
+	movq cutap_front_hot+26064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22827,7 +22827,7 @@ cublasSspmv:
 	.p2align 4
 cublasSspmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13040(%rip), %r11
+	movq cutap_front_hot+26080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22841,7 +22841,7 @@ cublasSspmv_v2:
 	.p2align 4
 cublasSspmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13048(%rip), %r11
+	movq cutap_front_hot+26096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22855,7 +22855,7 @@ cublasSspmv_v2_64:
 	.p2align 4
 cublasSspr:
 	.cfi_startproc
-	movq cutap_front_hot+13056(%rip), %r11
+	movq cutap_front_hot+26112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22869,7 +22869,7 @@ cublasSspr:
 	.p2align 4
 cublasSspr2:
 	.cfi_startproc
-	movq cutap_front_hot+13064(%rip), %r11
+	movq cutap_front_hot+26128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22883,7 +22883,7 @@ cublasSspr2:
 	.p2align 4
 cublasSspr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13072(%rip), %r11
+	movq cutap_front_hot+26144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22897,7 +22897,7 @@ cublasSspr2_v2:
 	.p2align 4
 cublasSspr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13080(%rip), %r11
+	movq cutap_front_hot+26160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22911,7 +22911,7 @@ cublasSspr2_v2_64:
 	.p2align 4
 cublasSspr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13088(%rip), %r11
+	movq cutap_front_hot+26176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22925,7 +22925,7 @@ cublasSspr_v2:
 	.p2align 4
 cublasSspr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13096(%rip), %r11
+	movq cutap_front_hot+26192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22939,7 +22939,7 @@ cublasSspr_v2_64:
 	.p2align 4
 cublasSswap:
 	.cfi_startproc
-	movq cutap_front_hot+13104(%rip), %r11
+	movq cutap_front_hot+26208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22953,7 +22953,7 @@ cublasSswap:
 	.p2align 4
 cublasSswap_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13112(%rip), %r11
+	movq cutap_front_hot+26224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22967,7 +22967,7 @@ cublasSswap_v2:
 	.p2align 4
 cublasSswap_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13120(%rip), %r11
+	movq cutap_front_hot+26240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22981,7 +22981,7 @@ cublasSswap_v2_64:
 	.p2align 4
 cublasSsymm:
 	.cfi_startproc
-	movq cutap_front_hot+13128(%rip), %r11
+	movq cutap_front_hot+26256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -22995,7 +22995,7 @@ cublasSsymm:
 	.p2align 4
 cublasSsymm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13136(%rip), %r11
+	movq cutap_front_hot+26272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23009,7 +23009,7 @@ cublasSsymm_v2:
 	.p2align 4
 cublasSsymm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13144(%rip), %r11
+	movq cutap_front_hot+26288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23023,7 +23023,7 @@ cublasSsymm_v2_64:
 	.p2align 4
 cublasSsymv:
 	.cfi_startproc
-	movq cutap_front_hot+13152(%rip), %r11
+	movq cutap_front_hot+26304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23037,7 +23037,7 @@ cublasSsymv:
 	.p2align 4
 cublasSsymv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13160(%rip), %r11
+	movq cutap_front_hot+26320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23051,7 +23051,7 @@ cublasSsymv_v2:
 	.p2align 4
 cublasSsymv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13168(%rip), %r11
+	movq cutap_front_hot+26336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23065,7 +23065,7 @@ cublasSsymv_v2_64:
 	.p2align 4
 cublasSsyr:
 	.cfi_startproc
-	movq cutap_front_hot+13176(%rip), %r11
+	movq cutap_front_hot+26352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23079,7 +23079,7 @@ cublasSsyr:
 	.p2align 4
 cublasSsyr2:
 	.cfi_startproc
-	movq cutap_front_hot+13184(%rip), %r11
+	movq cutap_front_hot+26368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23093,7 +23093,7 @@ cublasSsyr2:
 	.p2align 4
 cublasSsyr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13192(%rip), %r11
+	movq cutap_front_hot+26384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23107,7 +23107,7 @@ cublasSsyr2_v2:
 	.p2align 4
 cublasSsyr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13200(%rip), %r11
+	movq cutap_front_hot+26400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23121,7 +23121,7 @@ cublasSsyr2_v2_64:
 	.p2align 4
 cublasSsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+13208(%rip), %r11
+	movq cutap_front_hot+26416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23135,7 +23135,7 @@ cublasSsyr2k:
 	.p2align 4
 cublasSsyr2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13216(%rip), %r11
+	movq cutap_front_hot+26432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23149,7 +23149,7 @@ cublasSsyr2k_v2:
 	.p2align 4
 cublasSsyr2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13224(%rip), %r11
+	movq cutap_front_hot+26448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23163,7 +23163,7 @@ cublasSsyr2k_v2_64:
 	.p2align 4
 cublasSsyr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13232(%rip), %r11
+	movq cutap_front_hot+26464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23177,7 +23177,7 @@ cublasSsyr_v2:
 	.p2align 4
 cublasSsyr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13240(%rip), %r11
+	movq cutap_front_hot+26480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23191,7 +23191,7 @@ cublasSsyr_v2_64:
 	.p2align 4
 cublasSsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+13248(%rip), %r11
+	movq cutap_front_hot+26496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23205,7 +23205,7 @@ cublasSsyrk:
 	.p2align 4
 cublasSsyrk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13256(%rip), %r11
+	movq cutap_front_hot+26512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23219,7 +23219,7 @@ cublasSsyrk_v2:
 	.p2align 4
 cublasSsyrk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13264(%rip), %r11
+	movq cutap_front_hot+26528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23233,7 +23233,7 @@ cublasSsyrk_v2_64:
 	.p2align 4
 cublasSsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+13272(%rip), %r11
+	movq cutap_front_hot+26544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23247,7 +23247,7 @@ cublasSsyrkx:
 	.p2align 4
 cublasSsyrkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+13280(%rip), %r11
+	movq cutap_front_hot+26560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23261,7 +23261,7 @@ cublasSsyrkx_64:
 	.p2align 4
 cublasStbmv:
 	.cfi_startproc
-	movq cutap_front_hot+13288(%rip), %r11
+	movq cutap_front_hot+26576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23275,7 +23275,7 @@ cublasStbmv:
 	.p2align 4
 cublasStbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13296(%rip), %r11
+	movq cutap_front_hot+26592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23289,7 +23289,7 @@ cublasStbmv_v2:
 	.p2align 4
 cublasStbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13304(%rip), %r11
+	movq cutap_front_hot+26608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23303,7 +23303,7 @@ cublasStbmv_v2_64:
 	.p2align 4
 cublasStbsv:
 	.cfi_startproc
-	movq cutap_front_hot+13312(%rip), %r11
+	movq cutap_front_hot+26624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23317,7 +23317,7 @@ cublasStbsv:
 	.p2align 4
 cublasStbsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13320(%rip), %r11
+	movq cutap_front_hot+26640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23331,7 +23331,7 @@ cublasStbsv_v2:
 	.p2align 4
 cublasStbsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13328(%rip), %r11
+	movq cutap_front_hot+26656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23345,7 +23345,7 @@ cublasStbsv_v2_64:
 	.p2align 4
 cublasStpmv:
 	.cfi_startproc
-	movq cutap_front_hot+13336(%rip), %r11
+	movq cutap_front_hot+26672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23359,7 +23359,7 @@ cublasStpmv:
 	.p2align 4
 cublasStpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13344(%rip), %r11
+	movq cutap_front_hot+26688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23373,7 +23373,7 @@ cublasStpmv_v2:
 	.p2align 4
 cublasStpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13352(%rip), %r11
+	movq cutap_front_hot+26704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23387,7 +23387,7 @@ cublasStpmv_v2_64:
 	.p2align 4
 cublasStpsv:
 	.cfi_startproc
-	movq cutap_front_hot+13360(%rip), %r11
+	movq cutap_front_hot+26720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23401,7 +23401,7 @@ cublasStpsv:
 	.p2align 4
 cublasStpsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13368(%rip), %r11
+	movq cutap_front_hot+26736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23415,7 +23415,7 @@ cublasStpsv_v2:
 	.p2align 4
 cublasStpsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13376(%rip), %r11
+	movq cutap_front_hot+26752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23429,7 +23429,7 @@ cublasStpsv_v2_64:
 	.p2align 4
 cublasStpttr:
 	.cfi_startproc
-	movq cutap_front_hot+13384(%rip), %r11
+	movq cutap_front_hot+26768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23443,7 +23443,7 @@ cublasStpttr:
 	.p2align 4
 cublasStrmm:
 	.cfi_startproc
-	movq cutap_front_hot+13392(%rip), %r11
+	movq cutap_front_hot+26784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23457,7 +23457,7 @@ cublasStrmm:
 	.p2align 4
 cublasStrmm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13400(%rip), %r11
+	movq cutap_front_hot+26800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23471,7 +23471,7 @@ cublasStrmm_v2:
 	.p2align 4
 cublasStrmm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13408(%rip), %r11
+	movq cutap_front_hot+26816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23485,7 +23485,7 @@ cublasStrmm_v2_64:
 	.p2align 4
 cublasStrmv:
 	.cfi_startproc
-	movq cutap_front_hot+13416(%rip), %r11
+	movq cutap_front_hot+26832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23499,7 +23499,7 @@ cublasStrmv:
 	.p2align 4
 cublasStrmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13424(%rip), %r11
+	movq cutap_front_hot+26848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23513,7 +23513,7 @@ cublasStrmv_v2:
 	.p2align 4
 cublasStrmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13432(%rip), %r11
+	movq cutap_front_hot+26864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23527,7 +23527,7 @@ cublasStrmv_v2_64:
 	.p2align 4
 cublasStrsm:
 	.cfi_startproc
-	movq cutap_front_hot+13440(%rip), %r11
+	movq cutap_front_hot+26880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23541,7 +23541,7 @@ cublasStrsm:
 	.p2align 4
 cublasStrsmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+13448(%rip), %r11
+	movq cutap_front_hot+26896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23555,7 +23555,7 @@ cublasStrsmBatched:
 	.p2align 4
 cublasStrsmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+13456(%rip), %r11
+	movq cutap_front_hot+26912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23569,7 +23569,7 @@ cublasStrsmBatched_64:
 	.p2align 4
 cublasStrsm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13464(%rip), %r11
+	movq cutap_front_hot+26928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23583,7 +23583,7 @@ cublasStrsm_v2:
 	.p2align 4
 cublasStrsm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13472(%rip), %r11
+	movq cutap_front_hot+26944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23597,7 +23597,7 @@ cublasStrsm_v2_64:
 	.p2align 4
 cublasStrsv:
 	.cfi_startproc
-	movq cutap_front_hot+13480(%rip), %r11
+	movq cutap_front_hot+26960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23611,7 +23611,7 @@ cublasStrsv:
 	.p2align 4
 cublasStrsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+13488(%rip), %r11
+	movq cutap_front_hot+26976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23625,7 +23625,7 @@ cublasStrsv_v2:
 	.p2align 4
 cublasStrsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+13496(%rip), %r11
+	movq cutap_front_hot+26992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23639,7 +23639,7 @@ cublasStrsv_v2_64:
 	.p2align 4
 cublasStrttp:
 	.cfi_startproc
-	movq cutap_front_hot+13504(%rip), %r11
+	movq cutap_front_hot+27008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23653,7 +23653,7 @@ cublasStrttp:
 	.p2align 4
 cublasSwapEx:
 	.cfi_startproc
-	movq cutap_front_hot+13512(%rip), %r11
+	movq cutap_front_hot+27024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23667,7 +23667,7 @@ cublasSwapEx:
 	.p2align 4
 cublasSwapEx_64:
 	.cfi_startproc
-	movq cutap_front_hot+13520(%rip), %r11
+	movq cutap_front_hot+27040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23681,7 +23681,7 @@ cublasSwapEx_64:
 	.p2align 4
 cublasTSSgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+13528(%rip), %r11
+	movq cutap_front_hot+27056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23695,7 +23695,7 @@ cublasTSSgemvBatched:
 	.p2align 4
 cublasTSSgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+13536(%rip), %r11
+	movq cutap_front_hot+27072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23709,7 +23709,7 @@ cublasTSSgemvBatched_64:
 	.p2align 4
 cublasTSSgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+13544(%rip), %r11
+	movq cutap_front_hot+27088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23723,7 +23723,7 @@ cublasTSSgemvStridedBatched:
 	.p2align 4
 cublasTSSgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+13552(%rip), %r11
+	movq cutap_front_hot+27104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23737,7 +23737,7 @@ cublasTSSgemvStridedBatched_64:
 	.p2align 4
 cublasTSTgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+13560(%rip), %r11
+	movq cutap_front_hot+27120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23751,7 +23751,7 @@ cublasTSTgemvBatched:
 	.p2align 4
 cublasTSTgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+13568(%rip), %r11
+	movq cutap_front_hot+27136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23765,7 +23765,7 @@ cublasTSTgemvBatched_64:
 	.p2align 4
 cublasTSTgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+13576(%rip), %r11
+	movq cutap_front_hot+27152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23779,7 +23779,7 @@ cublasTSTgemvStridedBatched:
 	.p2align 4
 cublasTSTgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+13584(%rip), %r11
+	movq cutap_front_hot+27168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23793,7 +23793,7 @@ cublasTSTgemvStridedBatched_64:
 	.p2align 4
 cublasUint8gemmBias:
 	.cfi_startproc
-	movq cutap_front_hot+13592(%rip), %r11
+	movq cutap_front_hot+27184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23807,7 +23807,7 @@ cublasUint8gemmBias:
 	.p2align 4
 cublasXerbla:
 	.cfi_startproc
-	movq cutap_front_hot+13600(%rip), %r11
+	movq cutap_front_hot+27200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23821,7 +23821,7 @@ cublasXerbla:
 	.p2align 4
 cublasXtCgemm:
 	.cfi_startproc
-	movq cutap_front_hot+13608(%rip), %r11
+	movq cutap_front_hot+27216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23835,7 +23835,7 @@ cublasXtCgemm:
 	.p2align 4
 cublasXtChemm:
 	.cfi_startproc
-	movq cutap_front_hot+13616(%rip), %r11
+	movq cutap_front_hot+27232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23849,7 +23849,7 @@ cublasXtChemm:
 	.p2align 4
 cublasXtCher2k:
 	.cfi_startproc
-	movq cutap_front_hot+13624(%rip), %r11
+	movq cutap_front_hot+27248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23863,7 +23863,7 @@ cublasXtCher2k:
 	.p2align 4
 cublasXtCherk:
 	.cfi_startproc
-	movq cutap_front_hot+13632(%rip), %r11
+	movq cutap_front_hot+27264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23877,7 +23877,7 @@ cublasXtCherk:
 	.p2align 4
 cublasXtCherkx:
 	.cfi_startproc
-	movq cutap_front_hot+13640(%rip), %r11
+	movq cutap_front_hot+27280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23891,7 +23891,7 @@ cublasXtCherkx:
 	.p2align 4
 cublasXtCreate:
 	.cfi_startproc
-	movq cutap_front_hot+13648(%rip), %r11
+	movq cutap_front_hot+27296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23905,7 +23905,7 @@ cublasXtCreate:
 	.p2align 4
 cublasXtCspmm:
 	.cfi_startproc
-	movq cutap_front_hot+13656(%rip), %r11
+	movq cutap_front_hot+27312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23919,7 +23919,7 @@ cublasXtCspmm:
 	.p2align 4
 cublasXtCsymm:
 	.cfi_startproc
-	movq cutap_front_hot+13664(%rip), %r11
+	movq cutap_front_hot+27328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23933,7 +23933,7 @@ cublasXtCsymm:
 	.p2align 4
 cublasXtCsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+13672(%rip), %r11
+	movq cutap_front_hot+27344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23947,7 +23947,7 @@ cublasXtCsyr2k:
 	.p2align 4
 cublasXtCsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+13680(%rip), %r11
+	movq cutap_front_hot+27360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23961,7 +23961,7 @@ cublasXtCsyrk:
 	.p2align 4
 cublasXtCsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+13688(%rip), %r11
+	movq cutap_front_hot+27376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23975,7 +23975,7 @@ cublasXtCsyrkx:
 	.p2align 4
 cublasXtCtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+13696(%rip), %r11
+	movq cutap_front_hot+27392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -23989,7 +23989,7 @@ cublasXtCtrmm:
 	.p2align 4
 cublasXtCtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+13704(%rip), %r11
+	movq cutap_front_hot+27408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24003,7 +24003,7 @@ cublasXtCtrsm:
 	.p2align 4
 cublasXtDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+13712(%rip), %r11
+	movq cutap_front_hot+27424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24017,7 +24017,7 @@ cublasXtDestroy:
 	.p2align 4
 cublasXtDeviceSelect:
 	.cfi_startproc
-	movq cutap_front_hot+13720(%rip), %r11
+	movq cutap_front_hot+27440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24031,7 +24031,7 @@ cublasXtDeviceSelect:
 	.p2align 4
 cublasXtDgemm:
 	.cfi_startproc
-	movq cutap_front_hot+13728(%rip), %r11
+	movq cutap_front_hot+27456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24045,7 +24045,7 @@ cublasXtDgemm:
 	.p2align 4
 cublasXtDspmm:
 	.cfi_startproc
-	movq cutap_front_hot+13736(%rip), %r11
+	movq cutap_front_hot+27472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24059,7 +24059,7 @@ cublasXtDspmm:
 	.p2align 4
 cublasXtDsymm:
 	.cfi_startproc
-	movq cutap_front_hot+13744(%rip), %r11
+	movq cutap_front_hot+27488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24073,7 +24073,7 @@ cublasXtDsymm:
 	.p2align 4
 cublasXtDsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+13752(%rip), %r11
+	movq cutap_front_hot+27504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24087,7 +24087,7 @@ cublasXtDsyr2k:
 	.p2align 4
 cublasXtDsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+13760(%rip), %r11
+	movq cutap_front_hot+27520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24101,7 +24101,7 @@ cublasXtDsyrk:
 	.p2align 4
 cublasXtDsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+13768(%rip), %r11
+	movq cutap_front_hot+27536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24115,7 +24115,7 @@ cublasXtDsyrkx:
 	.p2align 4
 cublasXtDtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+13776(%rip), %r11
+	movq cutap_front_hot+27552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24129,7 +24129,7 @@ cublasXtDtrmm:
 	.p2align 4
 cublasXtDtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+13784(%rip), %r11
+	movq cutap_front_hot+27568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24143,7 +24143,7 @@ cublasXtDtrsm:
 	.p2align 4
 cublasXtGetBlockDim:
 	.cfi_startproc
-	movq cutap_front_hot+13792(%rip), %r11
+	movq cutap_front_hot+27584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24157,7 +24157,7 @@ cublasXtGetBlockDim:
 	.p2align 4
 cublasXtGetNumBoards:
 	.cfi_startproc
-	movq cutap_front_hot+13800(%rip), %r11
+	movq cutap_front_hot+27600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24171,7 +24171,7 @@ cublasXtGetNumBoards:
 	.p2align 4
 cublasXtGetPinningMemMode:
 	.cfi_startproc
-	movq cutap_front_hot+13808(%rip), %r11
+	movq cutap_front_hot+27616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24185,7 +24185,7 @@ cublasXtGetPinningMemMode:
 	.p2align 4
 cublasXtMaxBoards:
 	.cfi_startproc
-	movq cutap_front_hot+13816(%rip), %r11
+	movq cutap_front_hot+27632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24199,7 +24199,7 @@ cublasXtMaxBoards:
 	.p2align 4
 cublasXtSetBlockDim:
 	.cfi_startproc
-	movq cutap_front_hot+13824(%rip), %r11
+	movq cutap_front_hot+27648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24213,7 +24213,7 @@ cublasXtSetBlockDim:
 	.p2align 4
 cublasXtSetCpuRatio:
 	.cfi_startproc
-	movq cutap_front_hot+13832(%rip), %r11
+	movq cutap_front_hot+27664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24227,7 +24227,7 @@ cublasXtSetCpuRatio:
 	.p2align 4
 cublasXtSetCpuRoutine:
 	.cfi_startproc
-	movq cutap_front_hot+13840(%rip), %r11
+	movq cutap_front_hot+27680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24241,7 +24241,7 @@ cublasXtSetCpuRoutine:
 	.p2align 4
 cublasXtSetPinningMemMode:
 	.cfi_startproc
-	movq cutap_front_hot+13848(%rip), %r11
+	movq cutap_front_hot+27696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24255,7 +24255,7 @@ cublasXtSetPinningMemMode:
 	.p2align 4
 cublasXtSgemm:
 	.cfi_startproc
-	movq cutap_front_hot+13856(%rip), %r11
+	movq cutap_front_hot+27712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24269,7 +24269,7 @@ cublasXtSgemm:
 	.p2align 4
 cublasXtSspmm:
 	.cfi_startproc
-	movq cutap_front_hot+13864(%rip), %r11
+	movq cutap_front_hot+27728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24283,7 +24283,7 @@ cublasXtSspmm:
 	.p2align 4
 cublasXtSsymm:
 	.cfi_startproc
-	movq cutap_front_hot+13872(%rip), %r11
+	movq cutap_front_hot+27744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24297,7 +24297,7 @@ cublasXtSsymm:
 	.p2align 4
 cublasXtSsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+13880(%rip), %r11
+	movq cutap_front_hot+27760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24311,7 +24311,7 @@ cublasXtSsyr2k:
 	.p2align 4
 cublasXtSsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+13888(%rip), %r11
+	movq cutap_front_hot+27776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24325,7 +24325,7 @@ cublasXtSsyrk:
 	.p2align 4
 cublasXtSsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+13896(%rip), %r11
+	movq cutap_front_hot+27792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24339,7 +24339,7 @@ cublasXtSsyrkx:
 	.p2align 4
 cublasXtStrmm:
 	.cfi_startproc
-	movq cutap_front_hot+13904(%rip), %r11
+	movq cutap_front_hot+27808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24353,7 +24353,7 @@ cublasXtStrmm:
 	.p2align 4
 cublasXtStrsm:
 	.cfi_startproc
-	movq cutap_front_hot+13912(%rip), %r11
+	movq cutap_front_hot+27824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24367,7 +24367,7 @@ cublasXtStrsm:
 	.p2align 4
 cublasXtZgemm:
 	.cfi_startproc
-	movq cutap_front_hot+13920(%rip), %r11
+	movq cutap_front_hot+27840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24381,7 +24381,7 @@ cublasXtZgemm:
 	.p2align 4
 cublasXtZhemm:
 	.cfi_startproc
-	movq cutap_front_hot+13928(%rip), %r11
+	movq cutap_front_hot+27856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24395,7 +24395,7 @@ cublasXtZhemm:
 	.p2align 4
 cublasXtZher2k:
 	.cfi_startproc
-	movq cutap_front_hot+13936(%rip), %r11
+	movq cutap_front_hot+27872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24409,7 +24409,7 @@ cublasXtZher2k:
 	.p2align 4
 cublasXtZherk:
 	.cfi_startproc
-	movq cutap_front_hot+13944(%rip), %r11
+	movq cutap_front_hot+27888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24423,7 +24423,7 @@ cublasXtZherk:
 	.p2align 4
 cublasXtZherkx:
 	.cfi_startproc
-	movq cutap_front_hot+13952(%rip), %r11
+	movq cutap_front_hot+27904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24437,7 +24437,7 @@ cublasXtZherkx:
 	.p2align 4
 cublasXtZspmm:
 	.cfi_startproc
-	movq cutap_front_hot+13960(%rip), %r11
+	movq cutap_front_hot+27920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24451,7 +24451,7 @@ cublasXtZspmm:
 	.p2align 4
 cublasXtZsymm:
 	.cfi_startproc
-	movq cutap_front_hot+13968(%rip), %r11
+	movq cutap_front_hot+27936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24465,7 +24465,7 @@ cublasXtZsymm:
 	.p2align 4
 cublasXtZsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+13976(%rip), %r11
+	movq cutap_front_hot+27952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24479,7 +24479,7 @@ cublasXtZsyr2k:
 	.p2align 4
 cublasXtZsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+13984(%rip), %r11
+	movq cutap_front_hot+27968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24493,7 +24493,7 @@ cublasXtZsyrk:
 	.p2align 4
 cublasXtZsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+13992(%rip), %r11
+	movq cutap_front_hot+27984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24507,7 +24507,7 @@ cublasXtZsyrkx:
 	.p2align 4
 cublasXtZtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+14000(%rip), %r11
+	movq cutap_front_hot+28000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24521,7 +24521,7 @@ cublasXtZtrmm:
 	.p2align 4
 cublasXtZtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+14008(%rip), %r11
+	movq cutap_front_hot+28016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24535,7 +24535,7 @@ cublasXtZtrsm:
 	.p2align 4
 cublasZaxpy:
 	.cfi_startproc
-	movq cutap_front_hot+14016(%rip), %r11
+	movq cutap_front_hot+28032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24549,7 +24549,7 @@ cublasZaxpy:
 	.p2align 4
 cublasZaxpy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14024(%rip), %r11
+	movq cutap_front_hot+28048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24563,7 +24563,7 @@ cublasZaxpy_v2:
 	.p2align 4
 cublasZaxpy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14032(%rip), %r11
+	movq cutap_front_hot+28064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24577,7 +24577,7 @@ cublasZaxpy_v2_64:
 	.p2align 4
 cublasZbdmm:
 	.cfi_startproc
-	movq cutap_front_hot+14040(%rip), %r11
+	movq cutap_front_hot+28080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24591,7 +24591,7 @@ cublasZbdmm:
 	.p2align 4
 cublasZcopy:
 	.cfi_startproc
-	movq cutap_front_hot+14048(%rip), %r11
+	movq cutap_front_hot+28096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24605,7 +24605,7 @@ cublasZcopy:
 	.p2align 4
 cublasZcopy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14056(%rip), %r11
+	movq cutap_front_hot+28112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24619,7 +24619,7 @@ cublasZcopy_v2:
 	.p2align 4
 cublasZcopy_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14064(%rip), %r11
+	movq cutap_front_hot+28128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24633,7 +24633,7 @@ cublasZcopy_v2_64:
 	.p2align 4
 cublasZdgmm:
 	.cfi_startproc
-	movq cutap_front_hot+14072(%rip), %r11
+	movq cutap_front_hot+28144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24647,7 +24647,7 @@ cublasZdgmm:
 	.p2align 4
 cublasZdgmm_64:
 	.cfi_startproc
-	movq cutap_front_hot+14080(%rip), %r11
+	movq cutap_front_hot+28160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24661,7 +24661,7 @@ cublasZdgmm_64:
 	.p2align 4
 cublasZdotc:
 	.cfi_startproc
-	movq cutap_front_hot+14088(%rip), %r11
+	movq cutap_front_hot+28176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24675,7 +24675,7 @@ cublasZdotc:
 	.p2align 4
 cublasZdotc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14096(%rip), %r11
+	movq cutap_front_hot+28192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24689,7 +24689,7 @@ cublasZdotc_v2:
 	.p2align 4
 cublasZdotc_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14104(%rip), %r11
+	movq cutap_front_hot+28208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24703,7 +24703,7 @@ cublasZdotc_v2_64:
 	.p2align 4
 cublasZdotu:
 	.cfi_startproc
-	movq cutap_front_hot+14112(%rip), %r11
+	movq cutap_front_hot+28224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24717,7 +24717,7 @@ cublasZdotu:
 	.p2align 4
 cublasZdotu_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14120(%rip), %r11
+	movq cutap_front_hot+28240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24731,7 +24731,7 @@ cublasZdotu_v2:
 	.p2align 4
 cublasZdotu_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14128(%rip), %r11
+	movq cutap_front_hot+28256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24745,7 +24745,7 @@ cublasZdotu_v2_64:
 	.p2align 4
 cublasZdrot:
 	.cfi_startproc
-	movq cutap_front_hot+14136(%rip), %r11
+	movq cutap_front_hot+28272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24759,7 +24759,7 @@ cublasZdrot:
 	.p2align 4
 cublasZdrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14144(%rip), %r11
+	movq cutap_front_hot+28288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24773,7 +24773,7 @@ cublasZdrot_v2:
 	.p2align 4
 cublasZdrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14152(%rip), %r11
+	movq cutap_front_hot+28304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24787,7 +24787,7 @@ cublasZdrot_v2_64:
 	.p2align 4
 cublasZdscal:
 	.cfi_startproc
-	movq cutap_front_hot+14160(%rip), %r11
+	movq cutap_front_hot+28320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24801,7 +24801,7 @@ cublasZdscal:
 	.p2align 4
 cublasZdscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14168(%rip), %r11
+	movq cutap_front_hot+28336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24815,7 +24815,7 @@ cublasZdscal_v2:
 	.p2align 4
 cublasZdscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14176(%rip), %r11
+	movq cutap_front_hot+28352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24829,7 +24829,7 @@ cublasZdscal_v2_64:
 	.p2align 4
 cublasZgbmv:
 	.cfi_startproc
-	movq cutap_front_hot+14184(%rip), %r11
+	movq cutap_front_hot+28368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24843,7 +24843,7 @@ cublasZgbmv:
 	.p2align 4
 cublasZgbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14192(%rip), %r11
+	movq cutap_front_hot+28384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24857,7 +24857,7 @@ cublasZgbmv_v2:
 	.p2align 4
 cublasZgbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14200(%rip), %r11
+	movq cutap_front_hot+28400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24871,7 +24871,7 @@ cublasZgbmv_v2_64:
 	.p2align 4
 cublasZgeam:
 	.cfi_startproc
-	movq cutap_front_hot+14208(%rip), %r11
+	movq cutap_front_hot+28416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24885,7 +24885,7 @@ cublasZgeam:
 	.p2align 4
 cublasZgeam_64:
 	.cfi_startproc
-	movq cutap_front_hot+14216(%rip), %r11
+	movq cutap_front_hot+28432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24899,7 +24899,7 @@ cublasZgeam_64:
 	.p2align 4
 cublasZgelsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14224(%rip), %r11
+	movq cutap_front_hot+28448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24913,7 +24913,7 @@ cublasZgelsBatched:
 	.p2align 4
 cublasZgemm:
 	.cfi_startproc
-	movq cutap_front_hot+14232(%rip), %r11
+	movq cutap_front_hot+28464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24927,7 +24927,7 @@ cublasZgemm:
 	.p2align 4
 cublasZgemm3m:
 	.cfi_startproc
-	movq cutap_front_hot+14240(%rip), %r11
+	movq cutap_front_hot+28480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24941,7 +24941,7 @@ cublasZgemm3m:
 	.p2align 4
 cublasZgemm3m_64:
 	.cfi_startproc
-	movq cutap_front_hot+14248(%rip), %r11
+	movq cutap_front_hot+28496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24955,7 +24955,7 @@ cublasZgemm3m_64:
 	.p2align 4
 cublasZgemmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14256(%rip), %r11
+	movq cutap_front_hot+28512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24969,7 +24969,7 @@ cublasZgemmBatched:
 	.p2align 4
 cublasZgemmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+14264(%rip), %r11
+	movq cutap_front_hot+28528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24983,7 +24983,7 @@ cublasZgemmBatched_64:
 	.p2align 4
 cublasZgemmStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14272(%rip), %r11
+	movq cutap_front_hot+28544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -24997,7 +24997,7 @@ cublasZgemmStridedBatched:
 	.p2align 4
 cublasZgemmStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+14280(%rip), %r11
+	movq cutap_front_hot+28560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25011,7 +25011,7 @@ cublasZgemmStridedBatched_64:
 	.p2align 4
 cublasZgemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14288(%rip), %r11
+	movq cutap_front_hot+28576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25025,7 +25025,7 @@ cublasZgemm_v2:
 	.p2align 4
 cublasZgemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14296(%rip), %r11
+	movq cutap_front_hot+28592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25039,7 +25039,7 @@ cublasZgemm_v2_64:
 	.p2align 4
 cublasZgemv:
 	.cfi_startproc
-	movq cutap_front_hot+14304(%rip), %r11
+	movq cutap_front_hot+28608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25053,7 +25053,7 @@ cublasZgemv:
 	.p2align 4
 cublasZgemvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14312(%rip), %r11
+	movq cutap_front_hot+28624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25067,7 +25067,7 @@ cublasZgemvBatched:
 	.p2align 4
 cublasZgemvBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+14320(%rip), %r11
+	movq cutap_front_hot+28640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25081,7 +25081,7 @@ cublasZgemvBatched_64:
 	.p2align 4
 cublasZgemvStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14328(%rip), %r11
+	movq cutap_front_hot+28656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25095,7 +25095,7 @@ cublasZgemvStridedBatched:
 	.p2align 4
 cublasZgemvStridedBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+14336(%rip), %r11
+	movq cutap_front_hot+28672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25109,7 +25109,7 @@ cublasZgemvStridedBatched_64:
 	.p2align 4
 cublasZgemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14344(%rip), %r11
+	movq cutap_front_hot+28688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25123,7 +25123,7 @@ cublasZgemv_v2:
 	.p2align 4
 cublasZgemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14352(%rip), %r11
+	movq cutap_front_hot+28704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25137,7 +25137,7 @@ cublasZgemv_v2_64:
 	.p2align 4
 cublasZgeqrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14360(%rip), %r11
+	movq cutap_front_hot+28720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25151,7 +25151,7 @@ cublasZgeqrfBatched:
 	.p2align 4
 cublasZgerc:
 	.cfi_startproc
-	movq cutap_front_hot+14368(%rip), %r11
+	movq cutap_front_hot+28736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25165,7 +25165,7 @@ cublasZgerc:
 	.p2align 4
 cublasZgerc_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14376(%rip), %r11
+	movq cutap_front_hot+28752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25179,7 +25179,7 @@ cublasZgerc_v2:
 	.p2align 4
 cublasZgerc_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14384(%rip), %r11
+	movq cutap_front_hot+28768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25193,7 +25193,7 @@ cublasZgerc_v2_64:
 	.p2align 4
 cublasZgeru:
 	.cfi_startproc
-	movq cutap_front_hot+14392(%rip), %r11
+	movq cutap_front_hot+28784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25207,7 +25207,7 @@ cublasZgeru:
 	.p2align 4
 cublasZgeru_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14400(%rip), %r11
+	movq cutap_front_hot+28800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25221,7 +25221,7 @@ cublasZgeru_v2:
 	.p2align 4
 cublasZgeru_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14408(%rip), %r11
+	movq cutap_front_hot+28816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25235,7 +25235,7 @@ cublasZgeru_v2_64:
 	.p2align 4
 cublasZgetrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14416(%rip), %r11
+	movq cutap_front_hot+28832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25249,7 +25249,7 @@ cublasZgetrfBatched:
 	.p2align 4
 cublasZgetriBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14424(%rip), %r11
+	movq cutap_front_hot+28848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25263,7 +25263,7 @@ cublasZgetriBatched:
 	.p2align 4
 cublasZgetrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14432(%rip), %r11
+	movq cutap_front_hot+28864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25277,7 +25277,7 @@ cublasZgetrsBatched:
 	.p2align 4
 cublasZhbmv:
 	.cfi_startproc
-	movq cutap_front_hot+14440(%rip), %r11
+	movq cutap_front_hot+28880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25291,7 +25291,7 @@ cublasZhbmv:
 	.p2align 4
 cublasZhbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14448(%rip), %r11
+	movq cutap_front_hot+28896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25305,7 +25305,7 @@ cublasZhbmv_v2:
 	.p2align 4
 cublasZhbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14456(%rip), %r11
+	movq cutap_front_hot+28912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25319,7 +25319,7 @@ cublasZhbmv_v2_64:
 	.p2align 4
 cublasZhemm:
 	.cfi_startproc
-	movq cutap_front_hot+14464(%rip), %r11
+	movq cutap_front_hot+28928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25333,7 +25333,7 @@ cublasZhemm:
 	.p2align 4
 cublasZhemm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14472(%rip), %r11
+	movq cutap_front_hot+28944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25347,7 +25347,7 @@ cublasZhemm_v2:
 	.p2align 4
 cublasZhemm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14480(%rip), %r11
+	movq cutap_front_hot+28960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25361,7 +25361,7 @@ cublasZhemm_v2_64:
 	.p2align 4
 cublasZhemv:
 	.cfi_startproc
-	movq cutap_front_hot+14488(%rip), %r11
+	movq cutap_front_hot+28976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25375,7 +25375,7 @@ cublasZhemv:
 	.p2align 4
 cublasZhemv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14496(%rip), %r11
+	movq cutap_front_hot+28992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25389,7 +25389,7 @@ cublasZhemv_v2:
 	.p2align 4
 cublasZhemv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14504(%rip), %r11
+	movq cutap_front_hot+29008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25403,7 +25403,7 @@ cublasZhemv_v2_64:
 	.p2align 4
 cublasZher:
 	.cfi_startproc
-	movq cutap_front_hot+14512(%rip), %r11
+	movq cutap_front_hot+29024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25417,7 +25417,7 @@ cublasZher:
 	.p2align 4
 cublasZher2:
 	.cfi_startproc
-	movq cutap_front_hot+14520(%rip), %r11
+	movq cutap_front_hot+29040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25431,7 +25431,7 @@ cublasZher2:
 	.p2align 4
 cublasZher2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14528(%rip), %r11
+	movq cutap_front_hot+29056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25445,7 +25445,7 @@ cublasZher2_v2:
 	.p2align 4
 cublasZher2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14536(%rip), %r11
+	movq cutap_front_hot+29072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25459,7 +25459,7 @@ cublasZher2_v2_64:
 	.p2align 4
 cublasZher2k:
 	.cfi_startproc
-	movq cutap_front_hot+14544(%rip), %r11
+	movq cutap_front_hot+29088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25473,7 +25473,7 @@ cublasZher2k:
 	.p2align 4
 cublasZher2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14552(%rip), %r11
+	movq cutap_front_hot+29104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25487,7 +25487,7 @@ cublasZher2k_v2:
 	.p2align 4
 cublasZher2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14560(%rip), %r11
+	movq cutap_front_hot+29120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25501,7 +25501,7 @@ cublasZher2k_v2_64:
 	.p2align 4
 cublasZher_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14568(%rip), %r11
+	movq cutap_front_hot+29136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25515,7 +25515,7 @@ cublasZher_v2:
 	.p2align 4
 cublasZher_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14576(%rip), %r11
+	movq cutap_front_hot+29152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25529,7 +25529,7 @@ cublasZher_v2_64:
 	.p2align 4
 cublasZherk:
 	.cfi_startproc
-	movq cutap_front_hot+14584(%rip), %r11
+	movq cutap_front_hot+29168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25543,7 +25543,7 @@ cublasZherk:
 	.p2align 4
 cublasZherk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14592(%rip), %r11
+	movq cutap_front_hot+29184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25557,7 +25557,7 @@ cublasZherk_v2:
 	.p2align 4
 cublasZherk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14600(%rip), %r11
+	movq cutap_front_hot+29200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25571,7 +25571,7 @@ cublasZherk_v2_64:
 	.p2align 4
 cublasZherkx:
 	.cfi_startproc
-	movq cutap_front_hot+14608(%rip), %r11
+	movq cutap_front_hot+29216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25585,7 +25585,7 @@ cublasZherkx:
 	.p2align 4
 cublasZherkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+14616(%rip), %r11
+	movq cutap_front_hot+29232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25599,7 +25599,7 @@ cublasZherkx_64:
 	.p2align 4
 cublasZhpmv:
 	.cfi_startproc
-	movq cutap_front_hot+14624(%rip), %r11
+	movq cutap_front_hot+29248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25613,7 +25613,7 @@ cublasZhpmv:
 	.p2align 4
 cublasZhpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14632(%rip), %r11
+	movq cutap_front_hot+29264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25627,7 +25627,7 @@ cublasZhpmv_v2:
 	.p2align 4
 cublasZhpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14640(%rip), %r11
+	movq cutap_front_hot+29280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25641,7 +25641,7 @@ cublasZhpmv_v2_64:
 	.p2align 4
 cublasZhpr:
 	.cfi_startproc
-	movq cutap_front_hot+14648(%rip), %r11
+	movq cutap_front_hot+29296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25655,7 +25655,7 @@ cublasZhpr:
 	.p2align 4
 cublasZhpr2:
 	.cfi_startproc
-	movq cutap_front_hot+14656(%rip), %r11
+	movq cutap_front_hot+29312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25669,7 +25669,7 @@ cublasZhpr2:
 	.p2align 4
 cublasZhpr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14664(%rip), %r11
+	movq cutap_front_hot+29328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25683,7 +25683,7 @@ cublasZhpr2_v2:
 	.p2align 4
 cublasZhpr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14672(%rip), %r11
+	movq cutap_front_hot+29344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25697,7 +25697,7 @@ cublasZhpr2_v2_64:
 	.p2align 4
 cublasZhpr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14680(%rip), %r11
+	movq cutap_front_hot+29360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25711,7 +25711,7 @@ cublasZhpr_v2:
 	.p2align 4
 cublasZhpr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14688(%rip), %r11
+	movq cutap_front_hot+29376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25725,7 +25725,7 @@ cublasZhpr_v2_64:
 	.p2align 4
 cublasZmatinvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+14696(%rip), %r11
+	movq cutap_front_hot+29392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25739,7 +25739,7 @@ cublasZmatinvBatched:
 	.p2align 4
 cublasZrot:
 	.cfi_startproc
-	movq cutap_front_hot+14704(%rip), %r11
+	movq cutap_front_hot+29408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25753,7 +25753,7 @@ cublasZrot:
 	.p2align 4
 cublasZrot_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14712(%rip), %r11
+	movq cutap_front_hot+29424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25767,7 +25767,7 @@ cublasZrot_v2:
 	.p2align 4
 cublasZrot_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14720(%rip), %r11
+	movq cutap_front_hot+29440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25781,7 +25781,7 @@ cublasZrot_v2_64:
 	.p2align 4
 cublasZrotg:
 	.cfi_startproc
-	movq cutap_front_hot+14728(%rip), %r11
+	movq cutap_front_hot+29456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25795,7 +25795,7 @@ cublasZrotg:
 	.p2align 4
 cublasZrotg_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14736(%rip), %r11
+	movq cutap_front_hot+29472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25809,7 +25809,7 @@ cublasZrotg_v2:
 	.p2align 4
 cublasZscal:
 	.cfi_startproc
-	movq cutap_front_hot+14744(%rip), %r11
+	movq cutap_front_hot+29488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25823,7 +25823,7 @@ cublasZscal:
 	.p2align 4
 cublasZscal_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14752(%rip), %r11
+	movq cutap_front_hot+29504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25837,7 +25837,7 @@ cublasZscal_v2:
 	.p2align 4
 cublasZscal_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14760(%rip), %r11
+	movq cutap_front_hot+29520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25851,7 +25851,7 @@ cublasZscal_v2_64:
 	.p2align 4
 cublasZswap:
 	.cfi_startproc
-	movq cutap_front_hot+14768(%rip), %r11
+	movq cutap_front_hot+29536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25865,7 +25865,7 @@ cublasZswap:
 	.p2align 4
 cublasZswap_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14776(%rip), %r11
+	movq cutap_front_hot+29552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25879,7 +25879,7 @@ cublasZswap_v2:
 	.p2align 4
 cublasZswap_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14784(%rip), %r11
+	movq cutap_front_hot+29568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25893,7 +25893,7 @@ cublasZswap_v2_64:
 	.p2align 4
 cublasZsymm:
 	.cfi_startproc
-	movq cutap_front_hot+14792(%rip), %r11
+	movq cutap_front_hot+29584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25907,7 +25907,7 @@ cublasZsymm:
 	.p2align 4
 cublasZsymm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14800(%rip), %r11
+	movq cutap_front_hot+29600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25921,7 +25921,7 @@ cublasZsymm_v2:
 	.p2align 4
 cublasZsymm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14808(%rip), %r11
+	movq cutap_front_hot+29616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25935,7 +25935,7 @@ cublasZsymm_v2_64:
 	.p2align 4
 cublasZsymv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14816(%rip), %r11
+	movq cutap_front_hot+29632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25949,7 +25949,7 @@ cublasZsymv_v2:
 	.p2align 4
 cublasZsymv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14824(%rip), %r11
+	movq cutap_front_hot+29648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25963,7 +25963,7 @@ cublasZsymv_v2_64:
 	.p2align 4
 cublasZsyr2_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14832(%rip), %r11
+	movq cutap_front_hot+29664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25977,7 +25977,7 @@ cublasZsyr2_v2:
 	.p2align 4
 cublasZsyr2_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14840(%rip), %r11
+	movq cutap_front_hot+29680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -25991,7 +25991,7 @@ cublasZsyr2_v2_64:
 	.p2align 4
 cublasZsyr2k:
 	.cfi_startproc
-	movq cutap_front_hot+14848(%rip), %r11
+	movq cutap_front_hot+29696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26005,7 +26005,7 @@ cublasZsyr2k:
 	.p2align 4
 cublasZsyr2k_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14856(%rip), %r11
+	movq cutap_front_hot+29712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26019,7 +26019,7 @@ cublasZsyr2k_v2:
 	.p2align 4
 cublasZsyr2k_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14864(%rip), %r11
+	movq cutap_front_hot+29728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26033,7 +26033,7 @@ cublasZsyr2k_v2_64:
 	.p2align 4
 cublasZsyr_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14872(%rip), %r11
+	movq cutap_front_hot+29744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26047,7 +26047,7 @@ cublasZsyr_v2:
 	.p2align 4
 cublasZsyr_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14880(%rip), %r11
+	movq cutap_front_hot+29760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26061,7 +26061,7 @@ cublasZsyr_v2_64:
 	.p2align 4
 cublasZsyrk:
 	.cfi_startproc
-	movq cutap_front_hot+14888(%rip), %r11
+	movq cutap_front_hot+29776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26075,7 +26075,7 @@ cublasZsyrk:
 	.p2align 4
 cublasZsyrk_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14896(%rip), %r11
+	movq cutap_front_hot+29792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26089,7 +26089,7 @@ cublasZsyrk_v2:
 	.p2align 4
 cublasZsyrk_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14904(%rip), %r11
+	movq cutap_front_hot+29808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26103,7 +26103,7 @@ cublasZsyrk_v2_64:
 	.p2align 4
 cublasZsyrkx:
 	.cfi_startproc
-	movq cutap_front_hot+14912(%rip), %r11
+	movq cutap_front_hot+29824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26117,7 +26117,7 @@ cublasZsyrkx:
 	.p2align 4
 cublasZsyrkx_64:
 	.cfi_startproc
-	movq cutap_front_hot+14920(%rip), %r11
+	movq cutap_front_hot+29840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26131,7 +26131,7 @@ cublasZsyrkx_64:
 	.p2align 4
 cublasZtbmv:
 	.cfi_startproc
-	movq cutap_front_hot+14928(%rip), %r11
+	movq cutap_front_hot+29856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26145,7 +26145,7 @@ cublasZtbmv:
 	.p2align 4
 cublasZtbmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14936(%rip), %r11
+	movq cutap_front_hot+29872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26159,7 +26159,7 @@ cublasZtbmv_v2:
 	.p2align 4
 cublasZtbmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14944(%rip), %r11
+	movq cutap_front_hot+29888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26173,7 +26173,7 @@ cublasZtbmv_v2_64:
 	.p2align 4
 cublasZtbsv:
 	.cfi_startproc
-	movq cutap_front_hot+14952(%rip), %r11
+	movq cutap_front_hot+29904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26187,7 +26187,7 @@ cublasZtbsv:
 	.p2align 4
 cublasZtbsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14960(%rip), %r11
+	movq cutap_front_hot+29920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26201,7 +26201,7 @@ cublasZtbsv_v2:
 	.p2align 4
 cublasZtbsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14968(%rip), %r11
+	movq cutap_front_hot+29936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26215,7 +26215,7 @@ cublasZtbsv_v2_64:
 	.p2align 4
 cublasZtpmv:
 	.cfi_startproc
-	movq cutap_front_hot+14976(%rip), %r11
+	movq cutap_front_hot+29952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26229,7 +26229,7 @@ cublasZtpmv:
 	.p2align 4
 cublasZtpmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+14984(%rip), %r11
+	movq cutap_front_hot+29968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26243,7 +26243,7 @@ cublasZtpmv_v2:
 	.p2align 4
 cublasZtpmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+14992(%rip), %r11
+	movq cutap_front_hot+29984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26257,7 +26257,7 @@ cublasZtpmv_v2_64:
 	.p2align 4
 cublasZtpsv:
 	.cfi_startproc
-	movq cutap_front_hot+15000(%rip), %r11
+	movq cutap_front_hot+30000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26271,7 +26271,7 @@ cublasZtpsv:
 	.p2align 4
 cublasZtpsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+15008(%rip), %r11
+	movq cutap_front_hot+30016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26285,7 +26285,7 @@ cublasZtpsv_v2:
 	.p2align 4
 cublasZtpsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+15016(%rip), %r11
+	movq cutap_front_hot+30032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26299,7 +26299,7 @@ cublasZtpsv_v2_64:
 	.p2align 4
 cublasZtpttr:
 	.cfi_startproc
-	movq cutap_front_hot+15024(%rip), %r11
+	movq cutap_front_hot+30048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26313,7 +26313,7 @@ cublasZtpttr:
 	.p2align 4
 cublasZtrmm:
 	.cfi_startproc
-	movq cutap_front_hot+15032(%rip), %r11
+	movq cutap_front_hot+30064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26327,7 +26327,7 @@ cublasZtrmm:
 	.p2align 4
 cublasZtrmm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+15040(%rip), %r11
+	movq cutap_front_hot+30080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26341,7 +26341,7 @@ cublasZtrmm_v2:
 	.p2align 4
 cublasZtrmm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+15048(%rip), %r11
+	movq cutap_front_hot+30096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26355,7 +26355,7 @@ cublasZtrmm_v2_64:
 	.p2align 4
 cublasZtrmv:
 	.cfi_startproc
-	movq cutap_front_hot+15056(%rip), %r11
+	movq cutap_front_hot+30112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26369,7 +26369,7 @@ cublasZtrmv:
 	.p2align 4
 cublasZtrmv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+15064(%rip), %r11
+	movq cutap_front_hot+30128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26383,7 +26383,7 @@ cublasZtrmv_v2:
 	.p2align 4
 cublasZtrmv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+15072(%rip), %r11
+	movq cutap_front_hot+30144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26397,7 +26397,7 @@ cublasZtrmv_v2_64:
 	.p2align 4
 cublasZtrsm:
 	.cfi_startproc
-	movq cutap_front_hot+15080(%rip), %r11
+	movq cutap_front_hot+30160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26411,7 +26411,7 @@ cublasZtrsm:
 	.p2align 4
 cublasZtrsmBatched:
 	.cfi_startproc
-	movq cutap_front_hot+15088(%rip), %r11
+	movq cutap_front_hot+30176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26425,7 +26425,7 @@ cublasZtrsmBatched:
 	.p2align 4
 cublasZtrsmBatched_64:
 	.cfi_startproc
-	movq cutap_front_hot+15096(%rip), %r11
+	movq cutap_front_hot+30192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26439,7 +26439,7 @@ cublasZtrsmBatched_64:
 	.p2align 4
 cublasZtrsm_v2:
 	.cfi_startproc
-	movq cutap_front_hot+15104(%rip), %r11
+	movq cutap_front_hot+30208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26453,7 +26453,7 @@ cublasZtrsm_v2:
 	.p2align 4
 cublasZtrsm_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+15112(%rip), %r11
+	movq cutap_front_hot+30224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26467,7 +26467,7 @@ cublasZtrsm_v2_64:
 	.p2align 4
 cublasZtrsv:
 	.cfi_startproc
-	movq cutap_front_hot+15120(%rip), %r11
+	movq cutap_front_hot+30240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26481,7 +26481,7 @@ cublasZtrsv:
 	.p2align 4
 cublasZtrsv_v2:
 	.cfi_startproc
-	movq cutap_front_hot+15128(%rip), %r11
+	movq cutap_front_hot+30256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26495,7 +26495,7 @@ cublasZtrsv_v2:
 	.p2align 4
 cublasZtrsv_v2_64:
 	.cfi_startproc
-	movq cutap_front_hot+15136(%rip), %r11
+	movq cutap_front_hot+30272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26509,7 +26509,7 @@ cublasZtrsv_v2_64:
 	.p2align 4
 cublasZtrttp:
 	.cfi_startproc
-	movq cutap_front_hot+15144(%rip), %r11
+	movq cutap_front_hot+30288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26523,7 +26523,7 @@ cublasZtrttp:
 	.p2align 4
 cublasLtACCMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15152(%rip), %r11
+	movq cutap_front_hot+30304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26537,7 +26537,7 @@ cublasLtACCMatmul:
 	.p2align 4
 cublasLtACCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15160(%rip), %r11
+	movq cutap_front_hot+30320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26551,7 +26551,7 @@ cublasLtACCMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtACCMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15168(%rip), %r11
+	movq cutap_front_hot+30336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26565,7 +26565,7 @@ cublasLtACCMatmulAlgoCheck:
 	.p2align 4
 cublasLtACCMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15176(%rip), %r11
+	movq cutap_front_hot+30352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26579,7 +26579,7 @@ cublasLtACCMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtACCMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15184(%rip), %r11
+	movq cutap_front_hot+30368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26593,7 +26593,7 @@ cublasLtACCMatmulAlgoGetIds:
 	.p2align 4
 cublasLtACCMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15192(%rip), %r11
+	movq cutap_front_hot+30384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26607,7 +26607,7 @@ cublasLtACCMatmulAlgoInit:
 	.p2align 4
 cublasLtAlgoCharacteristicGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15200(%rip), %r11
+	movq cutap_front_hot+30400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26621,7 +26621,7 @@ cublasLtAlgoCharacteristicGetAttribute:
 	.p2align 4
 cublasLtBIIMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15208(%rip), %r11
+	movq cutap_front_hot+30416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26635,7 +26635,7 @@ cublasLtBIIMatmul:
 	.p2align 4
 cublasLtBIIMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15216(%rip), %r11
+	movq cutap_front_hot+30432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26649,7 +26649,7 @@ cublasLtBIIMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtBIIMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15224(%rip), %r11
+	movq cutap_front_hot+30448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26663,7 +26663,7 @@ cublasLtBIIMatmulAlgoCheck:
 	.p2align 4
 cublasLtBIIMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15232(%rip), %r11
+	movq cutap_front_hot+30464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26677,7 +26677,7 @@ cublasLtBIIMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtBIIMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15240(%rip), %r11
+	movq cutap_front_hot+30480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26691,7 +26691,7 @@ cublasLtBIIMatmulAlgoGetIds:
 	.p2align 4
 cublasLtBIIMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15248(%rip), %r11
+	movq cutap_front_hot+30496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26705,7 +26705,7 @@ cublasLtBIIMatmulAlgoInit:
 	.p2align 4
 cublasLtBSBMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15256(%rip), %r11
+	movq cutap_front_hot+30512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26719,7 +26719,7 @@ cublasLtBSBMatmul:
 	.p2align 4
 cublasLtBSBMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15264(%rip), %r11
+	movq cutap_front_hot+30528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26733,7 +26733,7 @@ cublasLtBSBMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtBSBMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15272(%rip), %r11
+	movq cutap_front_hot+30544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26747,7 +26747,7 @@ cublasLtBSBMatmulAlgoCheck:
 	.p2align 4
 cublasLtBSBMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15280(%rip), %r11
+	movq cutap_front_hot+30560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26761,7 +26761,7 @@ cublasLtBSBMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtBSBMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15288(%rip), %r11
+	movq cutap_front_hot+30576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26775,7 +26775,7 @@ cublasLtBSBMatmulAlgoGetIds:
 	.p2align 4
 cublasLtBSBMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15296(%rip), %r11
+	movq cutap_front_hot+30592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26789,7 +26789,7 @@ cublasLtBSBMatmulAlgoInit:
 	.p2align 4
 cublasLtBSSMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15304(%rip), %r11
+	movq cutap_front_hot+30608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26803,7 +26803,7 @@ cublasLtBSSMatmul:
 	.p2align 4
 cublasLtBSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15312(%rip), %r11
+	movq cutap_front_hot+30624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26817,7 +26817,7 @@ cublasLtBSSMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtBSSMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15320(%rip), %r11
+	movq cutap_front_hot+30640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26831,7 +26831,7 @@ cublasLtBSSMatmulAlgoCheck:
 	.p2align 4
 cublasLtBSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15328(%rip), %r11
+	movq cutap_front_hot+30656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26845,7 +26845,7 @@ cublasLtBSSMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtBSSMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15336(%rip), %r11
+	movq cutap_front_hot+30672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26859,7 +26859,7 @@ cublasLtBSSMatmulAlgoGetIds:
 	.p2align 4
 cublasLtBSSMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15344(%rip), %r11
+	movq cutap_front_hot+30688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26873,7 +26873,7 @@ cublasLtBSSMatmulAlgoInit:
 	.p2align 4
 cublasLtCCCMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15352(%rip), %r11
+	movq cutap_front_hot+30704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26887,7 +26887,7 @@ cublasLtCCCMatmul:
 	.p2align 4
 cublasLtCCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15360(%rip), %r11
+	movq cutap_front_hot+30720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26901,7 +26901,7 @@ cublasLtCCCMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtCCCMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15368(%rip), %r11
+	movq cutap_front_hot+30736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26915,7 +26915,7 @@ cublasLtCCCMatmulAlgoCheck:
 	.p2align 4
 cublasLtCCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15376(%rip), %r11
+	movq cutap_front_hot+30752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26929,7 +26929,7 @@ cublasLtCCCMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtCCCMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15384(%rip), %r11
+	movq cutap_front_hot+30768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26943,7 +26943,7 @@ cublasLtCCCMatmulAlgoGetIds:
 	.p2align 4
 cublasLtCCCMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15392(%rip), %r11
+	movq cutap_front_hot+30784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26957,7 +26957,7 @@ cublasLtCCCMatmulAlgoInit:
 	.p2align 4
 cublasLtClearNvjetCache:
 	.cfi_startproc
-	movq cutap_front_hot+15400(%rip), %r11
+	movq cutap_front_hot+30800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26971,7 +26971,7 @@ cublasLtClearNvjetCache:
 	.p2align 4
 cublasLtCreate:
 	.cfi_startproc
-	movq cutap_front_hot+15408(%rip), %r11
+	movq cutap_front_hot+30816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26985,7 +26985,7 @@ cublasLtCreate:
 	.p2align 4
 cublasLtCtxInit:
 	.cfi_startproc
-	movq cutap_front_hot+15416(%rip), %r11
+	movq cutap_front_hot+30832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -26999,7 +26999,7 @@ cublasLtCtxInit:
 	.p2align 4
 cublasLtDDDMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15424(%rip), %r11
+	movq cutap_front_hot+30848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27013,7 +27013,7 @@ cublasLtDDDMatmul:
 	.p2align 4
 cublasLtDDDMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15432(%rip), %r11
+	movq cutap_front_hot+30864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27027,7 +27027,7 @@ cublasLtDDDMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtDDDMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15440(%rip), %r11
+	movq cutap_front_hot+30880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27041,7 +27041,7 @@ cublasLtDDDMatmulAlgoCheck:
 	.p2align 4
 cublasLtDDDMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15448(%rip), %r11
+	movq cutap_front_hot+30896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27055,7 +27055,7 @@ cublasLtDDDMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtDDDMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15456(%rip), %r11
+	movq cutap_front_hot+30912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27069,7 +27069,7 @@ cublasLtDDDMatmulAlgoGetIds:
 	.p2align 4
 cublasLtDDDMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15464(%rip), %r11
+	movq cutap_front_hot+30928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27083,7 +27083,7 @@ cublasLtDDDMatmulAlgoInit:
 	.p2align 4
 cublasLtDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+15472(%rip), %r11
+	movq cutap_front_hot+30944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27097,7 +27097,7 @@ cublasLtDestroy:
 	.p2align 4
 cublasLtEmulationDescCreate:
 	.cfi_startproc
-	movq cutap_front_hot+15480(%rip), %r11
+	movq cutap_front_hot+30960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27111,7 +27111,7 @@ cublasLtEmulationDescCreate:
 	.p2align 4
 cublasLtEmulationDescDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+15488(%rip), %r11
+	movq cutap_front_hot+30976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27125,7 +27125,7 @@ cublasLtEmulationDescDestroy:
 	.p2align 4
 cublasLtEmulationDescGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15496(%rip), %r11
+	movq cutap_front_hot+30992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27139,7 +27139,7 @@ cublasLtEmulationDescGetAttribute:
 	.p2align 4
 cublasLtEmulationDescInit_internal:
 	.cfi_startproc
-	movq cutap_front_hot+15504(%rip), %r11
+	movq cutap_front_hot+31008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27153,7 +27153,7 @@ cublasLtEmulationDescInit_internal:
 	.p2align 4
 cublasLtEmulationDescSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15512(%rip), %r11
+	movq cutap_front_hot+31024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27167,7 +27167,7 @@ cublasLtEmulationDescSetAttribute:
 	.p2align 4
 cublasLtGetCudartVersion:
 	.cfi_startproc
-	movq cutap_front_hot+15520(%rip), %r11
+	movq cutap_front_hot+31040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27181,7 +27181,7 @@ cublasLtGetCudartVersion:
 	.p2align 4
 cublasLtGetEnvironmentMode:
 	.cfi_startproc
-	movq cutap_front_hot+15528(%rip), %r11
+	movq cutap_front_hot+31056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27195,7 +27195,7 @@ cublasLtGetEnvironmentMode:
 	.p2align 4
 cublasLtGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+15536(%rip), %r11
+	movq cutap_front_hot+31072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27209,7 +27209,7 @@ cublasLtGetProperty:
 	.p2align 4
 cublasLtGetStatusName:
 	.cfi_startproc
-	movq cutap_front_hot+15544(%rip), %r11
+	movq cutap_front_hot+31088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27223,7 +27223,7 @@ cublasLtGetStatusName:
 	.p2align 4
 cublasLtGetStatusString:
 	.cfi_startproc
-	movq cutap_front_hot+15552(%rip), %r11
+	movq cutap_front_hot+31104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27237,7 +27237,7 @@ cublasLtGetStatusString:
 	.p2align 4
 cublasLtGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+15560(%rip), %r11
+	movq cutap_front_hot+31120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27251,7 +27251,7 @@ cublasLtGetVersion:
 	.p2align 4
 cublasLtHHHMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15568(%rip), %r11
+	movq cutap_front_hot+31136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27265,7 +27265,7 @@ cublasLtHHHMatmul:
 	.p2align 4
 cublasLtHHHMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15576(%rip), %r11
+	movq cutap_front_hot+31152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27279,7 +27279,7 @@ cublasLtHHHMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtHHHMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15584(%rip), %r11
+	movq cutap_front_hot+31168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27293,7 +27293,7 @@ cublasLtHHHMatmulAlgoCheck:
 	.p2align 4
 cublasLtHHHMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15592(%rip), %r11
+	movq cutap_front_hot+31184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27307,7 +27307,7 @@ cublasLtHHHMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtHHHMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15600(%rip), %r11
+	movq cutap_front_hot+31200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27321,7 +27321,7 @@ cublasLtHHHMatmulAlgoGetIds:
 	.p2align 4
 cublasLtHHHMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15608(%rip), %r11
+	movq cutap_front_hot+31216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27335,7 +27335,7 @@ cublasLtHHHMatmulAlgoInit:
 	.p2align 4
 cublasLtHSHMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15616(%rip), %r11
+	movq cutap_front_hot+31232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27349,7 +27349,7 @@ cublasLtHSHMatmul:
 	.p2align 4
 cublasLtHSHMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15624(%rip), %r11
+	movq cutap_front_hot+31248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27363,7 +27363,7 @@ cublasLtHSHMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtHSHMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15632(%rip), %r11
+	movq cutap_front_hot+31264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27377,7 +27377,7 @@ cublasLtHSHMatmulAlgoCheck:
 	.p2align 4
 cublasLtHSHMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15640(%rip), %r11
+	movq cutap_front_hot+31280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27391,7 +27391,7 @@ cublasLtHSHMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtHSHMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15648(%rip), %r11
+	movq cutap_front_hot+31296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27405,7 +27405,7 @@ cublasLtHSHMatmulAlgoGetIds:
 	.p2align 4
 cublasLtHSHMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15656(%rip), %r11
+	movq cutap_front_hot+31312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27419,7 +27419,7 @@ cublasLtHSHMatmulAlgoInit:
 	.p2align 4
 cublasLtHSSMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15664(%rip), %r11
+	movq cutap_front_hot+31328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27433,7 +27433,7 @@ cublasLtHSSMatmul:
 	.p2align 4
 cublasLtHSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15672(%rip), %r11
+	movq cutap_front_hot+31344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27447,7 +27447,7 @@ cublasLtHSSMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtHSSMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15680(%rip), %r11
+	movq cutap_front_hot+31360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27461,7 +27461,7 @@ cublasLtHSSMatmulAlgoCheck:
 	.p2align 4
 cublasLtHSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15688(%rip), %r11
+	movq cutap_front_hot+31376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27475,7 +27475,7 @@ cublasLtHSSMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtHSSMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15696(%rip), %r11
+	movq cutap_front_hot+31392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27489,7 +27489,7 @@ cublasLtHSSMatmulAlgoGetIds:
 	.p2align 4
 cublasLtHSSMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15704(%rip), %r11
+	movq cutap_front_hot+31408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27503,7 +27503,7 @@ cublasLtHSSMatmulAlgoInit:
 	.p2align 4
 cublasLtHeuristicLutSerializeEntry:
 	.cfi_startproc
-	movq cutap_front_hot+15712(%rip), %r11
+	movq cutap_front_hot+31424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27517,7 +27517,7 @@ cublasLtHeuristicLutSerializeEntry:
 	.p2align 4
 cublasLtHeuristicsCacheCreate:
 	.cfi_startproc
-	movq cutap_front_hot+15720(%rip), %r11
+	movq cutap_front_hot+31440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27531,7 +27531,7 @@ cublasLtHeuristicsCacheCreate:
 	.p2align 4
 cublasLtHeuristicsCacheDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+15728(%rip), %r11
+	movq cutap_front_hot+31456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27545,7 +27545,7 @@ cublasLtHeuristicsCacheDestroy:
 	.p2align 4
 cublasLtHeuristicsCacheGet:
 	.cfi_startproc
-	movq cutap_front_hot+15736(%rip), %r11
+	movq cutap_front_hot+31472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27559,7 +27559,7 @@ cublasLtHeuristicsCacheGet:
 	.p2align 4
 cublasLtHeuristicsCacheGetCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+15744(%rip), %r11
+	movq cutap_front_hot+31488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27573,7 +27573,7 @@ cublasLtHeuristicsCacheGetCapacity:
 	.p2align 4
 cublasLtHeuristicsCachePut:
 	.cfi_startproc
-	movq cutap_front_hot+15752(%rip), %r11
+	movq cutap_front_hot+31504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27587,7 +27587,7 @@ cublasLtHeuristicsCachePut:
 	.p2align 4
 cublasLtHeuristicsCacheSetCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+15760(%rip), %r11
+	movq cutap_front_hot+31520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27601,7 +27601,7 @@ cublasLtHeuristicsCacheSetCapacity:
 	.p2align 4
 cublasLtKCCMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15768(%rip), %r11
+	movq cutap_front_hot+31536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27615,7 +27615,7 @@ cublasLtKCCMatmul:
 	.p2align 4
 cublasLtKCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15776(%rip), %r11
+	movq cutap_front_hot+31552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27629,7 +27629,7 @@ cublasLtKCCMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtKCCMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15784(%rip), %r11
+	movq cutap_front_hot+31568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27643,7 +27643,7 @@ cublasLtKCCMatmulAlgoCheck:
 	.p2align 4
 cublasLtKCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15792(%rip), %r11
+	movq cutap_front_hot+31584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27657,7 +27657,7 @@ cublasLtKCCMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtKCCMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15800(%rip), %r11
+	movq cutap_front_hot+31600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27671,7 +27671,7 @@ cublasLtKCCMatmulAlgoGetIds:
 	.p2align 4
 cublasLtKCCMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15808(%rip), %r11
+	movq cutap_front_hot+31616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27685,7 +27685,7 @@ cublasLtKCCMatmulAlgoInit:
 	.p2align 4
 cublasLtKCKMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+15816(%rip), %r11
+	movq cutap_front_hot+31632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27699,7 +27699,7 @@ cublasLtKCKMatmul:
 	.p2align 4
 cublasLtKCKMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+15824(%rip), %r11
+	movq cutap_front_hot+31648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27713,7 +27713,7 @@ cublasLtKCKMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtKCKMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+15832(%rip), %r11
+	movq cutap_front_hot+31664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27727,7 +27727,7 @@ cublasLtKCKMatmulAlgoCheck:
 	.p2align 4
 cublasLtKCKMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+15840(%rip), %r11
+	movq cutap_front_hot+31680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27741,7 +27741,7 @@ cublasLtKCKMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtKCKMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+15848(%rip), %r11
+	movq cutap_front_hot+31696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27755,7 +27755,7 @@ cublasLtKCKMatmulAlgoGetIds:
 	.p2align 4
 cublasLtKCKMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+15856(%rip), %r11
+	movq cutap_front_hot+31712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27769,7 +27769,7 @@ cublasLtKCKMatmulAlgoInit:
 	.p2align 4
 cublasLtLegacyGemmACC:
 	.cfi_startproc
-	movq cutap_front_hot+15864(%rip), %r11
+	movq cutap_front_hot+31728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27783,7 +27783,7 @@ cublasLtLegacyGemmACC:
 	.p2align 4
 cublasLtLegacyGemmBII:
 	.cfi_startproc
-	movq cutap_front_hot+15872(%rip), %r11
+	movq cutap_front_hot+31744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27797,7 +27797,7 @@ cublasLtLegacyGemmBII:
 	.p2align 4
 cublasLtLegacyGemmBSS:
 	.cfi_startproc
-	movq cutap_front_hot+15880(%rip), %r11
+	movq cutap_front_hot+31760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27811,7 +27811,7 @@ cublasLtLegacyGemmBSS:
 	.p2align 4
 cublasLtLegacyGemmCCC:
 	.cfi_startproc
-	movq cutap_front_hot+15888(%rip), %r11
+	movq cutap_front_hot+31776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27825,7 +27825,7 @@ cublasLtLegacyGemmCCC:
 	.p2align 4
 cublasLtLegacyGemmDDD:
 	.cfi_startproc
-	movq cutap_front_hot+15896(%rip), %r11
+	movq cutap_front_hot+31792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27839,7 +27839,7 @@ cublasLtLegacyGemmDDD:
 	.p2align 4
 cublasLtLegacyGemmHHH:
 	.cfi_startproc
-	movq cutap_front_hot+15904(%rip), %r11
+	movq cutap_front_hot+31808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27853,7 +27853,7 @@ cublasLtLegacyGemmHHH:
 	.p2align 4
 cublasLtLegacyGemmHSH:
 	.cfi_startproc
-	movq cutap_front_hot+15912(%rip), %r11
+	movq cutap_front_hot+31824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27867,7 +27867,7 @@ cublasLtLegacyGemmHSH:
 	.p2align 4
 cublasLtLegacyGemmHSS:
 	.cfi_startproc
-	movq cutap_front_hot+15920(%rip), %r11
+	movq cutap_front_hot+31840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27881,7 +27881,7 @@ cublasLtLegacyGemmHSS:
 	.p2align 4
 cublasLtLegacyGemmSSS:
 	.cfi_startproc
-	movq cutap_front_hot+15928(%rip), %r11
+	movq cutap_front_hot+31856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27895,7 +27895,7 @@ cublasLtLegacyGemmSSS:
 	.p2align 4
 cublasLtLegacyGemmTSS:
 	.cfi_startproc
-	movq cutap_front_hot+15936(%rip), %r11
+	movq cutap_front_hot+31872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27909,7 +27909,7 @@ cublasLtLegacyGemmTSS:
 	.p2align 4
 cublasLtLegacyGemmTST:
 	.cfi_startproc
-	movq cutap_front_hot+15944(%rip), %r11
+	movq cutap_front_hot+31888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27923,7 +27923,7 @@ cublasLtLegacyGemmTST:
 	.p2align 4
 cublasLtLegacyGemmZZZ:
 	.cfi_startproc
-	movq cutap_front_hot+15952(%rip), %r11
+	movq cutap_front_hot+31904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27937,7 +27937,7 @@ cublasLtLegacyGemmZZZ:
 	.p2align 4
 cublasLtLoggerForceDisable:
 	.cfi_startproc
-	movq cutap_front_hot+15960(%rip), %r11
+	movq cutap_front_hot+31920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27951,7 +27951,7 @@ cublasLtLoggerForceDisable:
 	.p2align 4
 cublasLtLoggerOpenFile:
 	.cfi_startproc
-	movq cutap_front_hot+15968(%rip), %r11
+	movq cutap_front_hot+31936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27965,7 +27965,7 @@ cublasLtLoggerOpenFile:
 	.p2align 4
 cublasLtLoggerSetCallback:
 	.cfi_startproc
-	movq cutap_front_hot+15976(%rip), %r11
+	movq cutap_front_hot+31952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27979,7 +27979,7 @@ cublasLtLoggerSetCallback:
 	.p2align 4
 cublasLtLoggerSetFile:
 	.cfi_startproc
-	movq cutap_front_hot+15984(%rip), %r11
+	movq cutap_front_hot+31968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -27993,7 +27993,7 @@ cublasLtLoggerSetFile:
 	.p2align 4
 cublasLtLoggerSetLevel:
 	.cfi_startproc
-	movq cutap_front_hot+15992(%rip), %r11
+	movq cutap_front_hot+31984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28007,7 +28007,7 @@ cublasLtLoggerSetLevel:
 	.p2align 4
 cublasLtLoggerSetMask:
 	.cfi_startproc
-	movq cutap_front_hot+16000(%rip), %r11
+	movq cutap_front_hot+32000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28021,7 +28021,7 @@ cublasLtLoggerSetMask:
 	.p2align 4
 cublasLtMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16008(%rip), %r11
+	movq cutap_front_hot+32016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28035,7 +28035,7 @@ cublasLtMatmul:
 	.p2align 4
 cublasLtMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16016(%rip), %r11
+	movq cutap_front_hot+32032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28049,7 +28049,7 @@ cublasLtMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16024(%rip), %r11
+	movq cutap_front_hot+32048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28063,7 +28063,7 @@ cublasLtMatmulAlgoCheck:
 	.p2align 4
 cublasLtMatmulAlgoConfigGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16032(%rip), %r11
+	movq cutap_front_hot+32064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28077,7 +28077,7 @@ cublasLtMatmulAlgoConfigGetAttribute:
 	.p2align 4
 cublasLtMatmulAlgoConfigGetAttributeRange:
 	.cfi_startproc
-	movq cutap_front_hot+16040(%rip), %r11
+	movq cutap_front_hot+32080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28091,7 +28091,7 @@ cublasLtMatmulAlgoConfigGetAttributeRange:
 	.p2align 4
 cublasLtMatmulAlgoConfigSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16048(%rip), %r11
+	movq cutap_front_hot+32096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28105,7 +28105,7 @@ cublasLtMatmulAlgoConfigSetAttribute:
 	.p2align 4
 cublasLtMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16056(%rip), %r11
+	movq cutap_front_hot+32112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28119,7 +28119,7 @@ cublasLtMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16064(%rip), %r11
+	movq cutap_front_hot+32128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28133,7 +28133,7 @@ cublasLtMatmulAlgoGetIds:
 	.p2align 4
 cublasLtMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16072(%rip), %r11
+	movq cutap_front_hot+32144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28147,7 +28147,7 @@ cublasLtMatmulAlgoInit:
 	.p2align 4
 cublasLtMatmulDescCreate:
 	.cfi_startproc
-	movq cutap_front_hot+16080(%rip), %r11
+	movq cutap_front_hot+32160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28161,7 +28161,7 @@ cublasLtMatmulDescCreate:
 	.p2align 4
 cublasLtMatmulDescDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+16088(%rip), %r11
+	movq cutap_front_hot+32176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28175,7 +28175,7 @@ cublasLtMatmulDescDestroy:
 	.p2align 4
 cublasLtMatmulDescGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16096(%rip), %r11
+	movq cutap_front_hot+32192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28189,7 +28189,7 @@ cublasLtMatmulDescGetAttribute:
 	.p2align 4
 cublasLtMatmulDescInit_internal:
 	.cfi_startproc
-	movq cutap_front_hot+16104(%rip), %r11
+	movq cutap_front_hot+32208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28203,7 +28203,7 @@ cublasLtMatmulDescInit_internal:
 	.p2align 4
 cublasLtMatmulDescSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16112(%rip), %r11
+	movq cutap_front_hot+32224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28217,7 +28217,7 @@ cublasLtMatmulDescSetAttribute:
 	.p2align 4
 cublasLtMatmulPreferenceCreate:
 	.cfi_startproc
-	movq cutap_front_hot+16120(%rip), %r11
+	movq cutap_front_hot+32240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28231,7 +28231,7 @@ cublasLtMatmulPreferenceCreate:
 	.p2align 4
 cublasLtMatmulPreferenceDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+16128(%rip), %r11
+	movq cutap_front_hot+32256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28245,7 +28245,7 @@ cublasLtMatmulPreferenceDestroy:
 	.p2align 4
 cublasLtMatmulPreferenceGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16136(%rip), %r11
+	movq cutap_front_hot+32272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28259,7 +28259,7 @@ cublasLtMatmulPreferenceGetAttribute:
 	.p2align 4
 cublasLtMatmulPreferenceInit_internal:
 	.cfi_startproc
-	movq cutap_front_hot+16144(%rip), %r11
+	movq cutap_front_hot+32288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28273,7 +28273,7 @@ cublasLtMatmulPreferenceInit_internal:
 	.p2align 4
 cublasLtMatmulPreferenceSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16152(%rip), %r11
+	movq cutap_front_hot+32304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28287,7 +28287,7 @@ cublasLtMatmulPreferenceSetAttribute:
 	.p2align 4
 cublasLtMatrixLayoutCreate:
 	.cfi_startproc
-	movq cutap_front_hot+16160(%rip), %r11
+	movq cutap_front_hot+32320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28301,7 +28301,7 @@ cublasLtMatrixLayoutCreate:
 	.p2align 4
 cublasLtMatrixLayoutDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+16168(%rip), %r11
+	movq cutap_front_hot+32336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28315,7 +28315,7 @@ cublasLtMatrixLayoutDestroy:
 	.p2align 4
 cublasLtMatrixLayoutGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16176(%rip), %r11
+	movq cutap_front_hot+32352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28329,7 +28329,7 @@ cublasLtMatrixLayoutGetAttribute:
 	.p2align 4
 cublasLtMatrixLayoutInit_internal:
 	.cfi_startproc
-	movq cutap_front_hot+16184(%rip), %r11
+	movq cutap_front_hot+32368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28343,7 +28343,7 @@ cublasLtMatrixLayoutInit_internal:
 	.p2align 4
 cublasLtMatrixLayoutSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16192(%rip), %r11
+	movq cutap_front_hot+32384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28357,7 +28357,7 @@ cublasLtMatrixLayoutSetAttribute:
 	.p2align 4
 cublasLtMatrixTransform:
 	.cfi_startproc
-	movq cutap_front_hot+16200(%rip), %r11
+	movq cutap_front_hot+32400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28371,7 +28371,7 @@ cublasLtMatrixTransform:
 	.p2align 4
 cublasLtMatrixTransformDescCreate:
 	.cfi_startproc
-	movq cutap_front_hot+16208(%rip), %r11
+	movq cutap_front_hot+32416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28385,7 +28385,7 @@ cublasLtMatrixTransformDescCreate:
 	.p2align 4
 cublasLtMatrixTransformDescDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+16216(%rip), %r11
+	movq cutap_front_hot+32432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28399,7 +28399,7 @@ cublasLtMatrixTransformDescDestroy:
 	.p2align 4
 cublasLtMatrixTransformDescGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16224(%rip), %r11
+	movq cutap_front_hot+32448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28413,7 +28413,7 @@ cublasLtMatrixTransformDescGetAttribute:
 	.p2align 4
 cublasLtMatrixTransformDescInit_internal:
 	.cfi_startproc
-	movq cutap_front_hot+16232(%rip), %r11
+	movq cutap_front_hot+32464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28427,7 +28427,7 @@ cublasLtMatrixTransformDescInit_internal:
 	.p2align 4
 cublasLtMatrixTransformDescSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16240(%rip), %r11
+	movq cutap_front_hot+32480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28441,7 +28441,7 @@ cublasLtMatrixTransformDescSetAttribute:
 	.p2align 4
 cublasLtSSSMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16248(%rip), %r11
+	movq cutap_front_hot+32496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28455,7 +28455,7 @@ cublasLtSSSMatmul:
 	.p2align 4
 cublasLtSSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16256(%rip), %r11
+	movq cutap_front_hot+32512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28469,7 +28469,7 @@ cublasLtSSSMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtSSSMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16264(%rip), %r11
+	movq cutap_front_hot+32528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28483,7 +28483,7 @@ cublasLtSSSMatmulAlgoCheck:
 	.p2align 4
 cublasLtSSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16272(%rip), %r11
+	movq cutap_front_hot+32544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28497,7 +28497,7 @@ cublasLtSSSMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtSSSMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16280(%rip), %r11
+	movq cutap_front_hot+32560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28511,7 +28511,7 @@ cublasLtSSSMatmulAlgoGetIds:
 	.p2align 4
 cublasLtSSSMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16288(%rip), %r11
+	movq cutap_front_hot+32576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28525,7 +28525,7 @@ cublasLtSSSMatmulAlgoInit:
 	.p2align 4
 cublasLtSetEnvironmentMode:
 	.cfi_startproc
-	movq cutap_front_hot+16296(%rip), %r11
+	movq cutap_front_hot+32592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28539,7 +28539,7 @@ cublasLtSetEnvironmentMode:
 	.p2align 4
 cublasLtShutdownCtx:
 	.cfi_startproc
-	movq cutap_front_hot+16304(%rip), %r11
+	movq cutap_front_hot+32608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28553,7 +28553,7 @@ cublasLtShutdownCtx:
 	.p2align 4
 cublasLtTSSMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16312(%rip), %r11
+	movq cutap_front_hot+32624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28567,7 +28567,7 @@ cublasLtTSSMatmul:
 	.p2align 4
 cublasLtTSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16320(%rip), %r11
+	movq cutap_front_hot+32640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28581,7 +28581,7 @@ cublasLtTSSMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtTSSMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16328(%rip), %r11
+	movq cutap_front_hot+32656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28595,7 +28595,7 @@ cublasLtTSSMatmulAlgoCheck:
 	.p2align 4
 cublasLtTSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16336(%rip), %r11
+	movq cutap_front_hot+32672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28609,7 +28609,7 @@ cublasLtTSSMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtTSSMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16344(%rip), %r11
+	movq cutap_front_hot+32688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28623,7 +28623,7 @@ cublasLtTSSMatmulAlgoGetIds:
 	.p2align 4
 cublasLtTSSMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16352(%rip), %r11
+	movq cutap_front_hot+32704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28637,7 +28637,7 @@ cublasLtTSSMatmulAlgoInit:
 	.p2align 4
 cublasLtTSTMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16360(%rip), %r11
+	movq cutap_front_hot+32720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28651,7 +28651,7 @@ cublasLtTSTMatmul:
 	.p2align 4
 cublasLtTSTMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16368(%rip), %r11
+	movq cutap_front_hot+32736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28665,7 +28665,7 @@ cublasLtTSTMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtTSTMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16376(%rip), %r11
+	movq cutap_front_hot+32752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28679,7 +28679,7 @@ cublasLtTSTMatmulAlgoCheck:
 	.p2align 4
 cublasLtTSTMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16384(%rip), %r11
+	movq cutap_front_hot+32768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28693,7 +28693,7 @@ cublasLtTSTMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtTSTMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16392(%rip), %r11
+	movq cutap_front_hot+32784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28707,7 +28707,7 @@ cublasLtTSTMatmulAlgoGetIds:
 	.p2align 4
 cublasLtTSTMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16400(%rip), %r11
+	movq cutap_front_hot+32800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28721,7 +28721,7 @@ cublasLtTSTMatmulAlgoInit:
 	.p2align 4
 cublasLtVCCMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16408(%rip), %r11
+	movq cutap_front_hot+32816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28735,7 +28735,7 @@ cublasLtVCCMatmul:
 	.p2align 4
 cublasLtVCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16416(%rip), %r11
+	movq cutap_front_hot+32832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28749,7 +28749,7 @@ cublasLtVCCMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtVCCMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16424(%rip), %r11
+	movq cutap_front_hot+32848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28763,7 +28763,7 @@ cublasLtVCCMatmulAlgoCheck:
 	.p2align 4
 cublasLtVCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16432(%rip), %r11
+	movq cutap_front_hot+32864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28777,7 +28777,7 @@ cublasLtVCCMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtVCCMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16440(%rip), %r11
+	movq cutap_front_hot+32880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28791,7 +28791,7 @@ cublasLtVCCMatmulAlgoGetIds:
 	.p2align 4
 cublasLtVCCMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16448(%rip), %r11
+	movq cutap_front_hot+32896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28805,7 +28805,7 @@ cublasLtVCCMatmulAlgoInit:
 	.p2align 4
 cublasLtVCVMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16456(%rip), %r11
+	movq cutap_front_hot+32912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28819,7 +28819,7 @@ cublasLtVCVMatmul:
 	.p2align 4
 cublasLtVCVMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16464(%rip), %r11
+	movq cutap_front_hot+32928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28833,7 +28833,7 @@ cublasLtVCVMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtVCVMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16472(%rip), %r11
+	movq cutap_front_hot+32944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28847,7 +28847,7 @@ cublasLtVCVMatmulAlgoCheck:
 	.p2align 4
 cublasLtVCVMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16480(%rip), %r11
+	movq cutap_front_hot+32960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28861,7 +28861,7 @@ cublasLtVCVMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtVCVMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16488(%rip), %r11
+	movq cutap_front_hot+32976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28875,7 +28875,7 @@ cublasLtVCVMatmulAlgoGetIds:
 	.p2align 4
 cublasLtVCVMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16496(%rip), %r11
+	movq cutap_front_hot+32992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28889,7 +28889,7 @@ cublasLtVCVMatmulAlgoInit:
 	.p2align 4
 cublasLtZZZMatmul:
 	.cfi_startproc
-	movq cutap_front_hot+16504(%rip), %r11
+	movq cutap_front_hot+33008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28903,7 +28903,7 @@ cublasLtZZZMatmul:
 	.p2align 4
 cublasLtZZZMatmulAlgoCapGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16512(%rip), %r11
+	movq cutap_front_hot+33024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28917,7 +28917,7 @@ cublasLtZZZMatmulAlgoCapGetAttribute:
 	.p2align 4
 cublasLtZZZMatmulAlgoCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16520(%rip), %r11
+	movq cutap_front_hot+33040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28931,7 +28931,7 @@ cublasLtZZZMatmulAlgoCheck:
 	.p2align 4
 cublasLtZZZMatmulAlgoGetHeuristic:
 	.cfi_startproc
-	movq cutap_front_hot+16528(%rip), %r11
+	movq cutap_front_hot+33056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28945,7 +28945,7 @@ cublasLtZZZMatmulAlgoGetHeuristic:
 	.p2align 4
 cublasLtZZZMatmulAlgoGetIds:
 	.cfi_startproc
-	movq cutap_front_hot+16536(%rip), %r11
+	movq cutap_front_hot+33072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28959,7 +28959,7 @@ cublasLtZZZMatmulAlgoGetIds:
 	.p2align 4
 cublasLtZZZMatmulAlgoInit:
 	.cfi_startproc
-	movq cutap_front_hot+16544(%rip), %r11
+	movq cutap_front_hot+33088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28973,7 +28973,7 @@ cublasLtZZZMatmulAlgoInit:
 	.p2align 4
 cublasLt_for_cublas_BII:
 	.cfi_startproc
-	movq cutap_front_hot+16552(%rip), %r11
+	movq cutap_front_hot+33104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -28987,7 +28987,7 @@ cublasLt_for_cublas_BII:
 	.p2align 4
 cublasLt_for_cublas_BSS:
 	.cfi_startproc
-	movq cutap_front_hot+16560(%rip), %r11
+	movq cutap_front_hot+33120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29001,7 +29001,7 @@ cublasLt_for_cublas_BSS:
 	.p2align 4
 cublasLt_for_cublas_DDD:
 	.cfi_startproc
-	movq cutap_front_hot+16568(%rip), %r11
+	movq cutap_front_hot+33136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29015,7 +29015,7 @@ cublasLt_for_cublas_DDD:
 	.p2align 4
 cublasLt_for_cublas_HHH:
 	.cfi_startproc
-	movq cutap_front_hot+16576(%rip), %r11
+	movq cutap_front_hot+33152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29029,7 +29029,7 @@ cublasLt_for_cublas_HHH:
 	.p2align 4
 cublasLt_for_cublas_HSH:
 	.cfi_startproc
-	movq cutap_front_hot+16584(%rip), %r11
+	movq cutap_front_hot+33168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29043,7 +29043,7 @@ cublasLt_for_cublas_HSH:
 	.p2align 4
 cublasLt_for_cublas_HSS:
 	.cfi_startproc
-	movq cutap_front_hot+16592(%rip), %r11
+	movq cutap_front_hot+33184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29057,7 +29057,7 @@ cublasLt_for_cublas_HSS:
 	.p2align 4
 cublasLt_for_cublas_SSS:
 	.cfi_startproc
-	movq cutap_front_hot+16600(%rip), %r11
+	movq cutap_front_hot+33200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29071,7 +29071,7 @@ cublasLt_for_cublas_SSS:
 	.p2align 4
 cublasLt_for_cublas_TSS:
 	.cfi_startproc
-	movq cutap_front_hot+16608(%rip), %r11
+	movq cutap_front_hot+33216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29085,7 +29085,7 @@ cublasLt_for_cublas_TSS:
 	.p2align 4
 cublasLt_for_cublas_TST:
 	.cfi_startproc
-	movq cutap_front_hot+16616(%rip), %r11
+	movq cutap_front_hot+33232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29099,7 +29099,7 @@ cublasLt_for_cublas_TST:
 	.p2align 4
 cudnnActivationBackward:
 	.cfi_startproc
-	movq cutap_front_hot+16624(%rip), %r11
+	movq cutap_front_hot+33248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29113,7 +29113,7 @@ cudnnActivationBackward:
 	.p2align 4
 cudnnActivationForward:
 	.cfi_startproc
-	movq cutap_front_hot+16632(%rip), %r11
+	movq cutap_front_hot+33264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29127,7 +29127,7 @@ cudnnActivationForward:
 	.p2align 4
 cudnnAddTensor:
 	.cfi_startproc
-	movq cutap_front_hot+16640(%rip), %r11
+	movq cutap_front_hot+33280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29141,7 +29141,7 @@ cudnnAddTensor:
 	.p2align 4
 cudnnAdvVersionCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16648(%rip), %r11
+	movq cutap_front_hot+33296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29155,7 +29155,7 @@ cudnnAdvVersionCheck:
 	.p2align 4
 cudnnBackendCreateDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16656(%rip), %r11
+	movq cutap_front_hot+33312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29169,7 +29169,7 @@ cudnnBackendCreateDescriptor:
 	.p2align 4
 cudnnBackendDestroyDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16664(%rip), %r11
+	movq cutap_front_hot+33328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29183,7 +29183,7 @@ cudnnBackendDestroyDescriptor:
 	.p2align 4
 cudnnBackendExecute:
 	.cfi_startproc
-	movq cutap_front_hot+16672(%rip), %r11
+	movq cutap_front_hot+33344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29197,7 +29197,7 @@ cudnnBackendExecute:
 	.p2align 4
 cudnnBackendFinalize:
 	.cfi_startproc
-	movq cutap_front_hot+16680(%rip), %r11
+	movq cutap_front_hot+33360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29211,7 +29211,7 @@ cudnnBackendFinalize:
 	.p2align 4
 cudnnBackendGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16688(%rip), %r11
+	movq cutap_front_hot+33376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29225,7 +29225,7 @@ cudnnBackendGetAttribute:
 	.p2align 4
 cudnnBackendInitialize:
 	.cfi_startproc
-	movq cutap_front_hot+16696(%rip), %r11
+	movq cutap_front_hot+33392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29239,7 +29239,7 @@ cudnnBackendInitialize:
 	.p2align 4
 cudnnBackendPopulateCudaGraph:
 	.cfi_startproc
-	movq cutap_front_hot+16704(%rip), %r11
+	movq cutap_front_hot+33408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29253,7 +29253,7 @@ cudnnBackendPopulateCudaGraph:
 	.p2align 4
 cudnnBackendSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+16712(%rip), %r11
+	movq cutap_front_hot+33424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29267,7 +29267,7 @@ cudnnBackendSetAttribute:
 	.p2align 4
 cudnnBackendUpdateCudaGraph:
 	.cfi_startproc
-	movq cutap_front_hot+16720(%rip), %r11
+	movq cutap_front_hot+33440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29281,7 +29281,7 @@ cudnnBackendUpdateCudaGraph:
 	.p2align 4
 cudnnBatchNormalizationBackward:
 	.cfi_startproc
-	movq cutap_front_hot+16728(%rip), %r11
+	movq cutap_front_hot+33456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29295,7 +29295,7 @@ cudnnBatchNormalizationBackward:
 	.p2align 4
 cudnnBatchNormalizationBackwardEx:
 	.cfi_startproc
-	movq cutap_front_hot+16736(%rip), %r11
+	movq cutap_front_hot+33472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29309,7 +29309,7 @@ cudnnBatchNormalizationBackwardEx:
 	.p2align 4
 cudnnBatchNormalizationForwardInference:
 	.cfi_startproc
-	movq cutap_front_hot+16744(%rip), %r11
+	movq cutap_front_hot+33488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29323,7 +29323,7 @@ cudnnBatchNormalizationForwardInference:
 	.p2align 4
 cudnnBatchNormalizationForwardTraining:
 	.cfi_startproc
-	movq cutap_front_hot+16752(%rip), %r11
+	movq cutap_front_hot+33504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29337,7 +29337,7 @@ cudnnBatchNormalizationForwardTraining:
 	.p2align 4
 cudnnBatchNormalizationForwardTrainingEx:
 	.cfi_startproc
-	movq cutap_front_hot+16760(%rip), %r11
+	movq cutap_front_hot+33520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29351,7 +29351,7 @@ cudnnBatchNormalizationForwardTrainingEx:
 	.p2align 4
 cudnnBuildRNNDynamic:
 	.cfi_startproc
-	movq cutap_front_hot+16768(%rip), %r11
+	movq cutap_front_hot+33536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29365,7 +29365,7 @@ cudnnBuildRNNDynamic:
 	.p2align 4
 cudnnCTCLoss:
 	.cfi_startproc
-	movq cutap_front_hot+16776(%rip), %r11
+	movq cutap_front_hot+33552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29379,7 +29379,7 @@ cudnnCTCLoss:
 	.p2align 4
 cudnnCTCLoss_v8:
 	.cfi_startproc
-	movq cutap_front_hot+16784(%rip), %r11
+	movq cutap_front_hot+33568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29393,7 +29393,7 @@ cudnnCTCLoss_v8:
 	.p2align 4
 cudnnCnnVersionCheck:
 	.cfi_startproc
-	movq cutap_front_hot+16792(%rip), %r11
+	movq cutap_front_hot+33584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29407,7 +29407,7 @@ cudnnCnnVersionCheck:
 	.p2align 4
 cudnnConvolutionBackwardBias:
 	.cfi_startproc
-	movq cutap_front_hot+16800(%rip), %r11
+	movq cutap_front_hot+33600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29421,7 +29421,7 @@ cudnnConvolutionBackwardBias:
 	.p2align 4
 cudnnConvolutionBackwardData:
 	.cfi_startproc
-	movq cutap_front_hot+16808(%rip), %r11
+	movq cutap_front_hot+33616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29435,7 +29435,7 @@ cudnnConvolutionBackwardData:
 	.p2align 4
 cudnnConvolutionBackwardFilter:
 	.cfi_startproc
-	movq cutap_front_hot+16816(%rip), %r11
+	movq cutap_front_hot+33632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29449,7 +29449,7 @@ cudnnConvolutionBackwardFilter:
 	.p2align 4
 cudnnConvolutionBiasActivationForward:
 	.cfi_startproc
-	movq cutap_front_hot+16824(%rip), %r11
+	movq cutap_front_hot+33648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29463,7 +29463,7 @@ cudnnConvolutionBiasActivationForward:
 	.p2align 4
 cudnnConvolutionForward:
 	.cfi_startproc
-	movq cutap_front_hot+16832(%rip), %r11
+	movq cutap_front_hot+33664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29477,7 +29477,7 @@ cudnnConvolutionForward:
 	.p2align 4
 cudnnCreate:
 	.cfi_startproc
-	movq cutap_front_hot+16840(%rip), %r11
+	movq cutap_front_hot+33680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29491,7 +29491,7 @@ cudnnCreate:
 	.p2align 4
 cudnnCreateActivationDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16848(%rip), %r11
+	movq cutap_front_hot+33696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29505,7 +29505,7 @@ cudnnCreateActivationDescriptor:
 	.p2align 4
 cudnnCreateAttnDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16856(%rip), %r11
+	movq cutap_front_hot+33712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29519,7 +29519,7 @@ cudnnCreateAttnDescriptor:
 	.p2align 4
 cudnnCreateCTCLossDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16864(%rip), %r11
+	movq cutap_front_hot+33728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29533,7 +29533,7 @@ cudnnCreateCTCLossDescriptor:
 	.p2align 4
 cudnnCreateConvolutionDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16872(%rip), %r11
+	movq cutap_front_hot+33744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29547,7 +29547,7 @@ cudnnCreateConvolutionDescriptor:
 	.p2align 4
 cudnnCreateDropoutDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16880(%rip), %r11
+	movq cutap_front_hot+33760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29561,7 +29561,7 @@ cudnnCreateDropoutDescriptor:
 	.p2align 4
 cudnnCreateFilterDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16888(%rip), %r11
+	movq cutap_front_hot+33776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29575,7 +29575,7 @@ cudnnCreateFilterDescriptor:
 	.p2align 4
 cudnnCreateFusedOpsConstParamPack:
 	.cfi_startproc
-	movq cutap_front_hot+16896(%rip), %r11
+	movq cutap_front_hot+33792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29589,7 +29589,7 @@ cudnnCreateFusedOpsConstParamPack:
 	.p2align 4
 cudnnCreateFusedOpsPlan:
 	.cfi_startproc
-	movq cutap_front_hot+16904(%rip), %r11
+	movq cutap_front_hot+33808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29603,7 +29603,7 @@ cudnnCreateFusedOpsPlan:
 	.p2align 4
 cudnnCreateFusedOpsVariantParamPack:
 	.cfi_startproc
-	movq cutap_front_hot+16912(%rip), %r11
+	movq cutap_front_hot+33824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29617,7 +29617,7 @@ cudnnCreateFusedOpsVariantParamPack:
 	.p2align 4
 cudnnCreateLRNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16920(%rip), %r11
+	movq cutap_front_hot+33840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29631,7 +29631,7 @@ cudnnCreateLRNDescriptor:
 	.p2align 4
 cudnnCreateOpTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16928(%rip), %r11
+	movq cutap_front_hot+33856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29645,7 +29645,7 @@ cudnnCreateOpTensorDescriptor:
 	.p2align 4
 cudnnCreatePoolingDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16936(%rip), %r11
+	movq cutap_front_hot+33872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29659,7 +29659,7 @@ cudnnCreatePoolingDescriptor:
 	.p2align 4
 cudnnCreateRNNDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16944(%rip), %r11
+	movq cutap_front_hot+33888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29673,7 +29673,7 @@ cudnnCreateRNNDataDescriptor:
 	.p2align 4
 cudnnCreateRNNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16952(%rip), %r11
+	movq cutap_front_hot+33904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29687,7 +29687,7 @@ cudnnCreateRNNDescriptor:
 	.p2align 4
 cudnnCreateReduceTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16960(%rip), %r11
+	movq cutap_front_hot+33920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29701,7 +29701,7 @@ cudnnCreateReduceTensorDescriptor:
 	.p2align 4
 cudnnCreateSeqDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16968(%rip), %r11
+	movq cutap_front_hot+33936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29715,7 +29715,7 @@ cudnnCreateSeqDataDescriptor:
 	.p2align 4
 cudnnCreateSpatialTransformerDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16976(%rip), %r11
+	movq cutap_front_hot+33952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29729,7 +29729,7 @@ cudnnCreateSpatialTransformerDescriptor:
 	.p2align 4
 cudnnCreateTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16984(%rip), %r11
+	movq cutap_front_hot+33968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29743,7 +29743,7 @@ cudnnCreateTensorDescriptor:
 	.p2align 4
 cudnnCreateTensorTransformDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+16992(%rip), %r11
+	movq cutap_front_hot+33984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29757,7 +29757,7 @@ cudnnCreateTensorTransformDescriptor:
 	.p2align 4
 cudnnDeriveBNTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17000(%rip), %r11
+	movq cutap_front_hot+34000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29771,7 +29771,7 @@ cudnnDeriveBNTensorDescriptor:
 	.p2align 4
 cudnnDeriveNormTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17008(%rip), %r11
+	movq cutap_front_hot+34016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29785,7 +29785,7 @@ cudnnDeriveNormTensorDescriptor:
 	.p2align 4
 cudnnDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+17016(%rip), %r11
+	movq cutap_front_hot+34032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29799,7 +29799,7 @@ cudnnDestroy:
 	.p2align 4
 cudnnDestroyActivationDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17024(%rip), %r11
+	movq cutap_front_hot+34048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29813,7 +29813,7 @@ cudnnDestroyActivationDescriptor:
 	.p2align 4
 cudnnDestroyAttnDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17032(%rip), %r11
+	movq cutap_front_hot+34064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29827,7 +29827,7 @@ cudnnDestroyAttnDescriptor:
 	.p2align 4
 cudnnDestroyCTCLossDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17040(%rip), %r11
+	movq cutap_front_hot+34080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29841,7 +29841,7 @@ cudnnDestroyCTCLossDescriptor:
 	.p2align 4
 cudnnDestroyConvolutionDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17048(%rip), %r11
+	movq cutap_front_hot+34096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29855,7 +29855,7 @@ cudnnDestroyConvolutionDescriptor:
 	.p2align 4
 cudnnDestroyDropoutDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17056(%rip), %r11
+	movq cutap_front_hot+34112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29869,7 +29869,7 @@ cudnnDestroyDropoutDescriptor:
 	.p2align 4
 cudnnDestroyFilterDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17064(%rip), %r11
+	movq cutap_front_hot+34128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29883,7 +29883,7 @@ cudnnDestroyFilterDescriptor:
 	.p2align 4
 cudnnDestroyFusedOpsConstParamPack:
 	.cfi_startproc
-	movq cutap_front_hot+17072(%rip), %r11
+	movq cutap_front_hot+34144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29897,7 +29897,7 @@ cudnnDestroyFusedOpsConstParamPack:
 	.p2align 4
 cudnnDestroyFusedOpsPlan:
 	.cfi_startproc
-	movq cutap_front_hot+17080(%rip), %r11
+	movq cutap_front_hot+34160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29911,7 +29911,7 @@ cudnnDestroyFusedOpsPlan:
 	.p2align 4
 cudnnDestroyFusedOpsVariantParamPack:
 	.cfi_startproc
-	movq cutap_front_hot+17088(%rip), %r11
+	movq cutap_front_hot+34176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29925,7 +29925,7 @@ cudnnDestroyFusedOpsVariantParamPack:
 	.p2align 4
 cudnnDestroyLRNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17096(%rip), %r11
+	movq cutap_front_hot+34192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29939,7 +29939,7 @@ cudnnDestroyLRNDescriptor:
 	.p2align 4
 cudnnDestroyOpTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17104(%rip), %r11
+	movq cutap_front_hot+34208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29953,7 +29953,7 @@ cudnnDestroyOpTensorDescriptor:
 	.p2align 4
 cudnnDestroyPoolingDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17112(%rip), %r11
+	movq cutap_front_hot+34224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29967,7 +29967,7 @@ cudnnDestroyPoolingDescriptor:
 	.p2align 4
 cudnnDestroyRNNDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17120(%rip), %r11
+	movq cutap_front_hot+34240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29981,7 +29981,7 @@ cudnnDestroyRNNDataDescriptor:
 	.p2align 4
 cudnnDestroyRNNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17128(%rip), %r11
+	movq cutap_front_hot+34256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -29995,7 +29995,7 @@ cudnnDestroyRNNDescriptor:
 	.p2align 4
 cudnnDestroyReduceTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17136(%rip), %r11
+	movq cutap_front_hot+34272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30009,7 +30009,7 @@ cudnnDestroyReduceTensorDescriptor:
 	.p2align 4
 cudnnDestroySeqDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17144(%rip), %r11
+	movq cutap_front_hot+34288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30023,7 +30023,7 @@ cudnnDestroySeqDataDescriptor:
 	.p2align 4
 cudnnDestroySpatialTransformerDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17152(%rip), %r11
+	movq cutap_front_hot+34304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30037,7 +30037,7 @@ cudnnDestroySpatialTransformerDescriptor:
 	.p2align 4
 cudnnDestroyTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17160(%rip), %r11
+	movq cutap_front_hot+34320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30051,7 +30051,7 @@ cudnnDestroyTensorDescriptor:
 	.p2align 4
 cudnnDestroyTensorTransformDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17168(%rip), %r11
+	movq cutap_front_hot+34336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30065,7 +30065,7 @@ cudnnDestroyTensorTransformDescriptor:
 	.p2align 4
 cudnnDivisiveNormalizationBackward:
 	.cfi_startproc
-	movq cutap_front_hot+17176(%rip), %r11
+	movq cutap_front_hot+34352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30079,7 +30079,7 @@ cudnnDivisiveNormalizationBackward:
 	.p2align 4
 cudnnDivisiveNormalizationForward:
 	.cfi_startproc
-	movq cutap_front_hot+17184(%rip), %r11
+	movq cutap_front_hot+34368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30093,7 +30093,7 @@ cudnnDivisiveNormalizationForward:
 	.p2align 4
 cudnnDropoutBackward:
 	.cfi_startproc
-	movq cutap_front_hot+17192(%rip), %r11
+	movq cutap_front_hot+34384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30107,7 +30107,7 @@ cudnnDropoutBackward:
 	.p2align 4
 cudnnDropoutForward:
 	.cfi_startproc
-	movq cutap_front_hot+17200(%rip), %r11
+	movq cutap_front_hot+34400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30121,7 +30121,7 @@ cudnnDropoutForward:
 	.p2align 4
 cudnnDropoutGetReserveSpaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17208(%rip), %r11
+	movq cutap_front_hot+34416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30135,7 +30135,7 @@ cudnnDropoutGetReserveSpaceSize:
 	.p2align 4
 cudnnDropoutGetStatesSize:
 	.cfi_startproc
-	movq cutap_front_hot+17216(%rip), %r11
+	movq cutap_front_hot+34432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30149,7 +30149,7 @@ cudnnDropoutGetStatesSize:
 	.p2align 4
 cudnnFindConvolutionBackwardDataAlgorithm:
 	.cfi_startproc
-	movq cutap_front_hot+17224(%rip), %r11
+	movq cutap_front_hot+34448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30163,7 +30163,7 @@ cudnnFindConvolutionBackwardDataAlgorithm:
 	.p2align 4
 cudnnFindConvolutionBackwardDataAlgorithmEx:
 	.cfi_startproc
-	movq cutap_front_hot+17232(%rip), %r11
+	movq cutap_front_hot+34464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30177,7 +30177,7 @@ cudnnFindConvolutionBackwardDataAlgorithmEx:
 	.p2align 4
 cudnnFindConvolutionBackwardFilterAlgorithm:
 	.cfi_startproc
-	movq cutap_front_hot+17240(%rip), %r11
+	movq cutap_front_hot+34480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30191,7 +30191,7 @@ cudnnFindConvolutionBackwardFilterAlgorithm:
 	.p2align 4
 cudnnFindConvolutionBackwardFilterAlgorithmEx:
 	.cfi_startproc
-	movq cutap_front_hot+17248(%rip), %r11
+	movq cutap_front_hot+34496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30205,7 +30205,7 @@ cudnnFindConvolutionBackwardFilterAlgorithmEx:
 	.p2align 4
 cudnnFindConvolutionForwardAlgorithm:
 	.cfi_startproc
-	movq cutap_front_hot+17256(%rip), %r11
+	movq cutap_front_hot+34512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30219,7 +30219,7 @@ cudnnFindConvolutionForwardAlgorithm:
 	.p2align 4
 cudnnFindConvolutionForwardAlgorithmEx:
 	.cfi_startproc
-	movq cutap_front_hot+17264(%rip), %r11
+	movq cutap_front_hot+34528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30233,7 +30233,7 @@ cudnnFindConvolutionForwardAlgorithmEx:
 	.p2align 4
 cudnnFusedOpsExecute:
 	.cfi_startproc
-	movq cutap_front_hot+17272(%rip), %r11
+	movq cutap_front_hot+34544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30247,7 +30247,7 @@ cudnnFusedOpsExecute:
 	.p2align 4
 cudnnGetActivationDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17280(%rip), %r11
+	movq cutap_front_hot+34560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30261,7 +30261,7 @@ cudnnGetActivationDescriptor:
 	.p2align 4
 cudnnGetActivationDescriptorSwishBeta:
 	.cfi_startproc
-	movq cutap_front_hot+17288(%rip), %r11
+	movq cutap_front_hot+34576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30275,7 +30275,7 @@ cudnnGetActivationDescriptorSwishBeta:
 	.p2align 4
 cudnnGetAttnDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17296(%rip), %r11
+	movq cutap_front_hot+34592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30289,7 +30289,7 @@ cudnnGetAttnDescriptor:
 	.p2align 4
 cudnnGetBackdoor:
 	.cfi_startproc
-	movq cutap_front_hot+17304(%rip), %r11
+	movq cutap_front_hot+34608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30303,7 +30303,7 @@ cudnnGetBackdoor:
 	.p2align 4
 cudnnGetBatchNormalizationBackwardExWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17312(%rip), %r11
+	movq cutap_front_hot+34624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30317,7 +30317,7 @@ cudnnGetBatchNormalizationBackwardExWorkspaceSize:
 	.p2align 4
 cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17320(%rip), %r11
+	movq cutap_front_hot+34640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30331,7 +30331,7 @@ cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize:
 	.p2align 4
 cudnnGetBatchNormalizationTrainingExReserveSpaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17328(%rip), %r11
+	movq cutap_front_hot+34656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30345,7 +30345,7 @@ cudnnGetBatchNormalizationTrainingExReserveSpaceSize:
 	.p2align 4
 cudnnGetCTCLossDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17336(%rip), %r11
+	movq cutap_front_hot+34672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30359,7 +30359,7 @@ cudnnGetCTCLossDescriptor:
 	.p2align 4
 cudnnGetCTCLossDescriptorEx:
 	.cfi_startproc
-	movq cutap_front_hot+17344(%rip), %r11
+	movq cutap_front_hot+34688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30373,7 +30373,7 @@ cudnnGetCTCLossDescriptorEx:
 	.p2align 4
 cudnnGetCTCLossDescriptor_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17352(%rip), %r11
+	movq cutap_front_hot+34704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30387,7 +30387,7 @@ cudnnGetCTCLossDescriptor_v8:
 	.p2align 4
 cudnnGetCTCLossDescriptor_v9:
 	.cfi_startproc
-	movq cutap_front_hot+17360(%rip), %r11
+	movq cutap_front_hot+34720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30401,7 +30401,7 @@ cudnnGetCTCLossDescriptor_v9:
 	.p2align 4
 cudnnGetCTCLossWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17368(%rip), %r11
+	movq cutap_front_hot+34736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30415,7 +30415,7 @@ cudnnGetCTCLossWorkspaceSize:
 	.p2align 4
 cudnnGetCTCLossWorkspaceSize_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17376(%rip), %r11
+	movq cutap_front_hot+34752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30429,7 +30429,7 @@ cudnnGetCTCLossWorkspaceSize_v8:
 	.p2align 4
 cudnnGetCallback:
 	.cfi_startproc
-	movq cutap_front_hot+17384(%rip), %r11
+	movq cutap_front_hot+34768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30443,7 +30443,7 @@ cudnnGetCallback:
 	.p2align 4
 cudnnGetConvolution2dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17392(%rip), %r11
+	movq cutap_front_hot+34784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30457,7 +30457,7 @@ cudnnGetConvolution2dDescriptor:
 	.p2align 4
 cudnnGetConvolution2dForwardOutputDim:
 	.cfi_startproc
-	movq cutap_front_hot+17400(%rip), %r11
+	movq cutap_front_hot+34800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30471,7 +30471,7 @@ cudnnGetConvolution2dForwardOutputDim:
 	.p2align 4
 cudnnGetConvolutionBackwardDataAlgorithmMaxCount:
 	.cfi_startproc
-	movq cutap_front_hot+17408(%rip), %r11
+	movq cutap_front_hot+34816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30485,7 +30485,7 @@ cudnnGetConvolutionBackwardDataAlgorithmMaxCount:
 	.p2align 4
 cudnnGetConvolutionBackwardDataAlgorithm_v7:
 	.cfi_startproc
-	movq cutap_front_hot+17416(%rip), %r11
+	movq cutap_front_hot+34832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30499,7 +30499,7 @@ cudnnGetConvolutionBackwardDataAlgorithm_v7:
 	.p2align 4
 cudnnGetConvolutionBackwardDataWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17424(%rip), %r11
+	movq cutap_front_hot+34848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30513,7 +30513,7 @@ cudnnGetConvolutionBackwardDataWorkspaceSize:
 	.p2align 4
 cudnnGetConvolutionBackwardFilterAlgorithmMaxCount:
 	.cfi_startproc
-	movq cutap_front_hot+17432(%rip), %r11
+	movq cutap_front_hot+34864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30527,7 +30527,7 @@ cudnnGetConvolutionBackwardFilterAlgorithmMaxCount:
 	.p2align 4
 cudnnGetConvolutionBackwardFilterAlgorithm_v7:
 	.cfi_startproc
-	movq cutap_front_hot+17440(%rip), %r11
+	movq cutap_front_hot+34880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30541,7 +30541,7 @@ cudnnGetConvolutionBackwardFilterAlgorithm_v7:
 	.p2align 4
 cudnnGetConvolutionBackwardFilterWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17448(%rip), %r11
+	movq cutap_front_hot+34896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30555,7 +30555,7 @@ cudnnGetConvolutionBackwardFilterWorkspaceSize:
 	.p2align 4
 cudnnGetConvolutionForwardAlgorithmMaxCount:
 	.cfi_startproc
-	movq cutap_front_hot+17456(%rip), %r11
+	movq cutap_front_hot+34912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30569,7 +30569,7 @@ cudnnGetConvolutionForwardAlgorithmMaxCount:
 	.p2align 4
 cudnnGetConvolutionForwardAlgorithm_v7:
 	.cfi_startproc
-	movq cutap_front_hot+17464(%rip), %r11
+	movq cutap_front_hot+34928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30583,7 +30583,7 @@ cudnnGetConvolutionForwardAlgorithm_v7:
 	.p2align 4
 cudnnGetConvolutionForwardWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17472(%rip), %r11
+	movq cutap_front_hot+34944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30597,7 +30597,7 @@ cudnnGetConvolutionForwardWorkspaceSize:
 	.p2align 4
 cudnnGetConvolutionGroupCount:
 	.cfi_startproc
-	movq cutap_front_hot+17480(%rip), %r11
+	movq cutap_front_hot+34960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30611,7 +30611,7 @@ cudnnGetConvolutionGroupCount:
 	.p2align 4
 cudnnGetConvolutionMathType:
 	.cfi_startproc
-	movq cutap_front_hot+17488(%rip), %r11
+	movq cutap_front_hot+34976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30625,7 +30625,7 @@ cudnnGetConvolutionMathType:
 	.p2align 4
 cudnnGetConvolutionNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17496(%rip), %r11
+	movq cutap_front_hot+34992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30639,7 +30639,7 @@ cudnnGetConvolutionNdDescriptor:
 	.p2align 4
 cudnnGetConvolutionNdForwardOutputDim:
 	.cfi_startproc
-	movq cutap_front_hot+17504(%rip), %r11
+	movq cutap_front_hot+35008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30653,7 +30653,7 @@ cudnnGetConvolutionNdForwardOutputDim:
 	.p2align 4
 cudnnGetConvolutionReorderType:
 	.cfi_startproc
-	movq cutap_front_hot+17512(%rip), %r11
+	movq cutap_front_hot+35024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30667,7 +30667,7 @@ cudnnGetConvolutionReorderType:
 	.p2align 4
 cudnnGetCudartVersion:
 	.cfi_startproc
-	movq cutap_front_hot+17520(%rip), %r11
+	movq cutap_front_hot+35040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30681,7 +30681,7 @@ cudnnGetCudartVersion:
 	.p2align 4
 cudnnGetDropoutDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17528(%rip), %r11
+	movq cutap_front_hot+35056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30695,7 +30695,7 @@ cudnnGetDropoutDescriptor:
 	.p2align 4
 cudnnGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+17536(%rip), %r11
+	movq cutap_front_hot+35072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30709,7 +30709,7 @@ cudnnGetErrorString:
 	.p2align 4
 cudnnGetFilter4dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17544(%rip), %r11
+	movq cutap_front_hot+35088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30723,7 +30723,7 @@ cudnnGetFilter4dDescriptor:
 	.p2align 4
 cudnnGetFilterNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17552(%rip), %r11
+	movq cutap_front_hot+35104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30737,7 +30737,7 @@ cudnnGetFilterNdDescriptor:
 	.p2align 4
 cudnnGetFilterSizeInBytes:
 	.cfi_startproc
-	movq cutap_front_hot+17560(%rip), %r11
+	movq cutap_front_hot+35120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30751,7 +30751,7 @@ cudnnGetFilterSizeInBytes:
 	.p2align 4
 cudnnGetFoldedConvBackwardDataDescriptors:
 	.cfi_startproc
-	movq cutap_front_hot+17568(%rip), %r11
+	movq cutap_front_hot+35136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30765,7 +30765,7 @@ cudnnGetFoldedConvBackwardDataDescriptors:
 	.p2align 4
 cudnnGetFusedOpsConstParamPackAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+17576(%rip), %r11
+	movq cutap_front_hot+35152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30779,7 +30779,7 @@ cudnnGetFusedOpsConstParamPackAttribute:
 	.p2align 4
 cudnnGetFusedOpsVariantParamPackAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+17584(%rip), %r11
+	movq cutap_front_hot+35168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30793,7 +30793,7 @@ cudnnGetFusedOpsVariantParamPackAttribute:
 	.p2align 4
 cudnnGetLRNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17592(%rip), %r11
+	movq cutap_front_hot+35184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30807,7 +30807,7 @@ cudnnGetLRNDescriptor:
 	.p2align 4
 cudnnGetLastErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+17600(%rip), %r11
+	movq cutap_front_hot+35200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30821,7 +30821,7 @@ cudnnGetLastErrorString:
 	.p2align 4
 cudnnGetMaxDeviceVersion:
 	.cfi_startproc
-	movq cutap_front_hot+17608(%rip), %r11
+	movq cutap_front_hot+35216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30835,7 +30835,7 @@ cudnnGetMaxDeviceVersion:
 	.p2align 4
 cudnnGetMultiHeadAttnBuffers:
 	.cfi_startproc
-	movq cutap_front_hot+17616(%rip), %r11
+	movq cutap_front_hot+35232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30849,7 +30849,7 @@ cudnnGetMultiHeadAttnBuffers:
 	.p2align 4
 cudnnGetMultiHeadAttnWeights:
 	.cfi_startproc
-	movq cutap_front_hot+17624(%rip), %r11
+	movq cutap_front_hot+35248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30863,7 +30863,7 @@ cudnnGetMultiHeadAttnWeights:
 	.p2align 4
 cudnnGetNormalizationBackwardWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17632(%rip), %r11
+	movq cutap_front_hot+35264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30877,7 +30877,7 @@ cudnnGetNormalizationBackwardWorkspaceSize:
 	.p2align 4
 cudnnGetNormalizationForwardTrainingWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17640(%rip), %r11
+	movq cutap_front_hot+35280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30891,7 +30891,7 @@ cudnnGetNormalizationForwardTrainingWorkspaceSize:
 	.p2align 4
 cudnnGetNormalizationTrainingReserveSpaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17648(%rip), %r11
+	movq cutap_front_hot+35296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30905,7 +30905,7 @@ cudnnGetNormalizationTrainingReserveSpaceSize:
 	.p2align 4
 cudnnGetOpTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17656(%rip), %r11
+	movq cutap_front_hot+35312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30919,7 +30919,7 @@ cudnnGetOpTensorDescriptor:
 	.p2align 4
 cudnnGetPooling2dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17664(%rip), %r11
+	movq cutap_front_hot+35328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30933,7 +30933,7 @@ cudnnGetPooling2dDescriptor:
 	.p2align 4
 cudnnGetPooling2dForwardOutputDim:
 	.cfi_startproc
-	movq cutap_front_hot+17672(%rip), %r11
+	movq cutap_front_hot+35344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30947,7 +30947,7 @@ cudnnGetPooling2dForwardOutputDim:
 	.p2align 4
 cudnnGetPoolingNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17680(%rip), %r11
+	movq cutap_front_hot+35360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30961,7 +30961,7 @@ cudnnGetPoolingNdDescriptor:
 	.p2align 4
 cudnnGetPoolingNdForwardOutputDim:
 	.cfi_startproc
-	movq cutap_front_hot+17688(%rip), %r11
+	movq cutap_front_hot+35376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30975,7 +30975,7 @@ cudnnGetPoolingNdForwardOutputDim:
 	.p2align 4
 cudnnGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+17696(%rip), %r11
+	movq cutap_front_hot+35392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -30989,7 +30989,7 @@ cudnnGetProperty:
 	.p2align 4
 cudnnGetRNNDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17704(%rip), %r11
+	movq cutap_front_hot+35408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31003,7 +31003,7 @@ cudnnGetRNNDataDescriptor:
 	.p2align 4
 cudnnGetRNNDescriptor_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17712(%rip), %r11
+	movq cutap_front_hot+35424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31017,7 +31017,7 @@ cudnnGetRNNDescriptor_v8:
 	.p2align 4
 cudnnGetRNNDropoutLocationsInternal:
 	.cfi_startproc
-	movq cutap_front_hot+17720(%rip), %r11
+	movq cutap_front_hot+35440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31031,7 +31031,7 @@ cudnnGetRNNDropoutLocationsInternal:
 	.p2align 4
 cudnnGetRNNTempSpaceSizes:
 	.cfi_startproc
-	movq cutap_front_hot+17728(%rip), %r11
+	movq cutap_front_hot+35456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31045,7 +31045,7 @@ cudnnGetRNNTempSpaceSizes:
 	.p2align 4
 cudnnGetRNNWeightParams:
 	.cfi_startproc
-	movq cutap_front_hot+17736(%rip), %r11
+	movq cutap_front_hot+35472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31059,7 +31059,7 @@ cudnnGetRNNWeightParams:
 	.p2align 4
 cudnnGetRNNWeightSpaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17744(%rip), %r11
+	movq cutap_front_hot+35488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31073,7 +31073,7 @@ cudnnGetRNNWeightSpaceSize:
 	.p2align 4
 cudnnGetReduceTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17752(%rip), %r11
+	movq cutap_front_hot+35504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31087,7 +31087,7 @@ cudnnGetReduceTensorDescriptor:
 	.p2align 4
 cudnnGetReductionIndicesSize:
 	.cfi_startproc
-	movq cutap_front_hot+17760(%rip), %r11
+	movq cutap_front_hot+35520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31101,7 +31101,7 @@ cudnnGetReductionIndicesSize:
 	.p2align 4
 cudnnGetReductionWorkspaceSize:
 	.cfi_startproc
-	movq cutap_front_hot+17768(%rip), %r11
+	movq cutap_front_hot+35536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31115,7 +31115,7 @@ cudnnGetReductionWorkspaceSize:
 	.p2align 4
 cudnnGetSeqDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17776(%rip), %r11
+	movq cutap_front_hot+35552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31129,7 +31129,7 @@ cudnnGetSeqDataDescriptor:
 	.p2align 4
 cudnnGetStream:
 	.cfi_startproc
-	movq cutap_front_hot+17784(%rip), %r11
+	movq cutap_front_hot+35568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31143,7 +31143,7 @@ cudnnGetStream:
 	.p2align 4
 cudnnGetTensor4dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17792(%rip), %r11
+	movq cutap_front_hot+35584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31157,7 +31157,7 @@ cudnnGetTensor4dDescriptor:
 	.p2align 4
 cudnnGetTensorNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17800(%rip), %r11
+	movq cutap_front_hot+35600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31171,7 +31171,7 @@ cudnnGetTensorNdDescriptor:
 	.p2align 4
 cudnnGetTensorSizeInBytes:
 	.cfi_startproc
-	movq cutap_front_hot+17808(%rip), %r11
+	movq cutap_front_hot+35616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31185,7 +31185,7 @@ cudnnGetTensorSizeInBytes:
 	.p2align 4
 cudnnGetTensorTransformDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+17816(%rip), %r11
+	movq cutap_front_hot+35632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31199,7 +31199,7 @@ cudnnGetTensorTransformDescriptor:
 	.p2align 4
 cudnnGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+17824(%rip), %r11
+	movq cutap_front_hot+35648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31213,7 +31213,7 @@ cudnnGetVersion:
 	.p2align 4
 cudnnGraphVersionCheck:
 	.cfi_startproc
-	movq cutap_front_hot+17832(%rip), %r11
+	movq cutap_front_hot+35664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31227,7 +31227,7 @@ cudnnGraphVersionCheck:
 	.p2align 4
 cudnnIm2Col:
 	.cfi_startproc
-	movq cutap_front_hot+17840(%rip), %r11
+	movq cutap_front_hot+35680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31241,7 +31241,7 @@ cudnnIm2Col:
 	.p2align 4
 cudnnInitTransformDest:
 	.cfi_startproc
-	movq cutap_front_hot+17848(%rip), %r11
+	movq cutap_front_hot+35696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31255,7 +31255,7 @@ cudnnInitTransformDest:
 	.p2align 4
 cudnnLRNCrossChannelBackward:
 	.cfi_startproc
-	movq cutap_front_hot+17856(%rip), %r11
+	movq cutap_front_hot+35712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31269,7 +31269,7 @@ cudnnLRNCrossChannelBackward:
 	.p2align 4
 cudnnLRNCrossChannelForward:
 	.cfi_startproc
-	movq cutap_front_hot+17864(%rip), %r11
+	movq cutap_front_hot+35728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31283,7 +31283,7 @@ cudnnLRNCrossChannelForward:
 	.p2align 4
 cudnnMakeFusedOpsPlan:
 	.cfi_startproc
-	movq cutap_front_hot+17872(%rip), %r11
+	movq cutap_front_hot+35744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31297,7 +31297,7 @@ cudnnMakeFusedOpsPlan:
 	.p2align 4
 cudnnMultiHeadAttnBackwardData:
 	.cfi_startproc
-	movq cutap_front_hot+17880(%rip), %r11
+	movq cutap_front_hot+35760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31311,7 +31311,7 @@ cudnnMultiHeadAttnBackwardData:
 	.p2align 4
 cudnnMultiHeadAttnBackwardWeights:
 	.cfi_startproc
-	movq cutap_front_hot+17888(%rip), %r11
+	movq cutap_front_hot+35776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31325,7 +31325,7 @@ cudnnMultiHeadAttnBackwardWeights:
 	.p2align 4
 cudnnMultiHeadAttnForward:
 	.cfi_startproc
-	movq cutap_front_hot+17896(%rip), %r11
+	movq cutap_front_hot+35792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31339,7 +31339,7 @@ cudnnMultiHeadAttnForward:
 	.p2align 4
 cudnnNormalizationBackward:
 	.cfi_startproc
-	movq cutap_front_hot+17904(%rip), %r11
+	movq cutap_front_hot+35808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31353,7 +31353,7 @@ cudnnNormalizationBackward:
 	.p2align 4
 cudnnNormalizationForwardInference:
 	.cfi_startproc
-	movq cutap_front_hot+17912(%rip), %r11
+	movq cutap_front_hot+35824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31367,7 +31367,7 @@ cudnnNormalizationForwardInference:
 	.p2align 4
 cudnnNormalizationForwardTraining:
 	.cfi_startproc
-	movq cutap_front_hot+17920(%rip), %r11
+	movq cutap_front_hot+35840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31381,7 +31381,7 @@ cudnnNormalizationForwardTraining:
 	.p2align 4
 cudnnOpTensor:
 	.cfi_startproc
-	movq cutap_front_hot+17928(%rip), %r11
+	movq cutap_front_hot+35856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31395,7 +31395,7 @@ cudnnOpTensor:
 	.p2align 4
 cudnnOpsVersionCheck:
 	.cfi_startproc
-	movq cutap_front_hot+17936(%rip), %r11
+	movq cutap_front_hot+35872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31409,7 +31409,7 @@ cudnnOpsVersionCheck:
 	.p2align 4
 cudnnPoolingBackward:
 	.cfi_startproc
-	movq cutap_front_hot+17944(%rip), %r11
+	movq cutap_front_hot+35888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31423,7 +31423,7 @@ cudnnPoolingBackward:
 	.p2align 4
 cudnnPoolingForward:
 	.cfi_startproc
-	movq cutap_front_hot+17952(%rip), %r11
+	movq cutap_front_hot+35904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31437,7 +31437,7 @@ cudnnPoolingForward:
 	.p2align 4
 cudnnQueryRuntimeError:
 	.cfi_startproc
-	movq cutap_front_hot+17960(%rip), %r11
+	movq cutap_front_hot+35920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31451,7 +31451,7 @@ cudnnQueryRuntimeError:
 	.p2align 4
 cudnnRNNBackwardData_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17968(%rip), %r11
+	movq cutap_front_hot+35936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31465,7 +31465,7 @@ cudnnRNNBackwardData_v8:
 	.p2align 4
 cudnnRNNBackwardWeights_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17976(%rip), %r11
+	movq cutap_front_hot+35952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31479,7 +31479,7 @@ cudnnRNNBackwardWeights_v8:
 	.p2align 4
 cudnnRNNForward:
 	.cfi_startproc
-	movq cutap_front_hot+17984(%rip), %r11
+	movq cutap_front_hot+35968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31493,7 +31493,7 @@ cudnnRNNForward:
 	.p2align 4
 cudnnRNNGetClip_v8:
 	.cfi_startproc
-	movq cutap_front_hot+17992(%rip), %r11
+	movq cutap_front_hot+35984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31507,7 +31507,7 @@ cudnnRNNGetClip_v8:
 	.p2align 4
 cudnnRNNGetClip_v9:
 	.cfi_startproc
-	movq cutap_front_hot+18000(%rip), %r11
+	movq cutap_front_hot+36000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31521,7 +31521,7 @@ cudnnRNNGetClip_v9:
 	.p2align 4
 cudnnRNNSetClip_v8:
 	.cfi_startproc
-	movq cutap_front_hot+18008(%rip), %r11
+	movq cutap_front_hot+36016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31535,7 +31535,7 @@ cudnnRNNSetClip_v8:
 	.p2align 4
 cudnnRNNSetClip_v9:
 	.cfi_startproc
-	movq cutap_front_hot+18016(%rip), %r11
+	movq cutap_front_hot+36032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31549,7 +31549,7 @@ cudnnRNNSetClip_v9:
 	.p2align 4
 cudnnReduceTensor:
 	.cfi_startproc
-	movq cutap_front_hot+18024(%rip), %r11
+	movq cutap_front_hot+36048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31563,7 +31563,7 @@ cudnnReduceTensor:
 	.p2align 4
 cudnnReorderFilterAndBias:
 	.cfi_startproc
-	movq cutap_front_hot+18032(%rip), %r11
+	movq cutap_front_hot+36064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31577,7 +31577,7 @@ cudnnReorderFilterAndBias:
 	.p2align 4
 cudnnRestoreDropoutDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18040(%rip), %r11
+	movq cutap_front_hot+36080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31591,7 +31591,7 @@ cudnnRestoreDropoutDescriptor:
 	.p2align 4
 cudnnScaleTensor:
 	.cfi_startproc
-	movq cutap_front_hot+18048(%rip), %r11
+	movq cutap_front_hot+36096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31605,7 +31605,7 @@ cudnnScaleTensor:
 	.p2align 4
 cudnnSetActivationDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18056(%rip), %r11
+	movq cutap_front_hot+36112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31619,7 +31619,7 @@ cudnnSetActivationDescriptor:
 	.p2align 4
 cudnnSetActivationDescriptorSwishBeta:
 	.cfi_startproc
-	movq cutap_front_hot+18064(%rip), %r11
+	movq cutap_front_hot+36128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31633,7 +31633,7 @@ cudnnSetActivationDescriptorSwishBeta:
 	.p2align 4
 cudnnSetAttnDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18072(%rip), %r11
+	movq cutap_front_hot+36144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31647,7 +31647,7 @@ cudnnSetAttnDescriptor:
 	.p2align 4
 cudnnSetBackdoor:
 	.cfi_startproc
-	movq cutap_front_hot+18080(%rip), %r11
+	movq cutap_front_hot+36160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31661,7 +31661,7 @@ cudnnSetBackdoor:
 	.p2align 4
 cudnnSetBackdoorEx:
 	.cfi_startproc
-	movq cutap_front_hot+18088(%rip), %r11
+	movq cutap_front_hot+36176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31675,7 +31675,7 @@ cudnnSetBackdoorEx:
 	.p2align 4
 cudnnSetCTCLossDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18096(%rip), %r11
+	movq cutap_front_hot+36192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31689,7 +31689,7 @@ cudnnSetCTCLossDescriptor:
 	.p2align 4
 cudnnSetCTCLossDescriptorEx:
 	.cfi_startproc
-	movq cutap_front_hot+18104(%rip), %r11
+	movq cutap_front_hot+36208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31703,7 +31703,7 @@ cudnnSetCTCLossDescriptorEx:
 	.p2align 4
 cudnnSetCTCLossDescriptor_v8:
 	.cfi_startproc
-	movq cutap_front_hot+18112(%rip), %r11
+	movq cutap_front_hot+36224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31717,7 +31717,7 @@ cudnnSetCTCLossDescriptor_v8:
 	.p2align 4
 cudnnSetCTCLossDescriptor_v9:
 	.cfi_startproc
-	movq cutap_front_hot+18120(%rip), %r11
+	movq cutap_front_hot+36240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31731,7 +31731,7 @@ cudnnSetCTCLossDescriptor_v9:
 	.p2align 4
 cudnnSetCallback:
 	.cfi_startproc
-	movq cutap_front_hot+18128(%rip), %r11
+	movq cutap_front_hot+36256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31745,7 +31745,7 @@ cudnnSetCallback:
 	.p2align 4
 cudnnSetConvolution2dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18136(%rip), %r11
+	movq cutap_front_hot+36272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31759,7 +31759,7 @@ cudnnSetConvolution2dDescriptor:
 	.p2align 4
 cudnnSetConvolutionGroupCount:
 	.cfi_startproc
-	movq cutap_front_hot+18144(%rip), %r11
+	movq cutap_front_hot+36288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31773,7 +31773,7 @@ cudnnSetConvolutionGroupCount:
 	.p2align 4
 cudnnSetConvolutionMathType:
 	.cfi_startproc
-	movq cutap_front_hot+18152(%rip), %r11
+	movq cutap_front_hot+36304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31787,7 +31787,7 @@ cudnnSetConvolutionMathType:
 	.p2align 4
 cudnnSetConvolutionNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18160(%rip), %r11
+	movq cutap_front_hot+36320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31801,7 +31801,7 @@ cudnnSetConvolutionNdDescriptor:
 	.p2align 4
 cudnnSetConvolutionReorderType:
 	.cfi_startproc
-	movq cutap_front_hot+18168(%rip), %r11
+	movq cutap_front_hot+36336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31815,7 +31815,7 @@ cudnnSetConvolutionReorderType:
 	.p2align 4
 cudnnSetDropoutDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18176(%rip), %r11
+	movq cutap_front_hot+36352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31829,7 +31829,7 @@ cudnnSetDropoutDescriptor:
 	.p2align 4
 cudnnSetFilter4dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18184(%rip), %r11
+	movq cutap_front_hot+36368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31843,7 +31843,7 @@ cudnnSetFilter4dDescriptor:
 	.p2align 4
 cudnnSetFilterNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18192(%rip), %r11
+	movq cutap_front_hot+36384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31857,7 +31857,7 @@ cudnnSetFilterNdDescriptor:
 	.p2align 4
 cudnnSetFusedOpsConstParamPackAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+18200(%rip), %r11
+	movq cutap_front_hot+36400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31871,7 +31871,7 @@ cudnnSetFusedOpsConstParamPackAttribute:
 	.p2align 4
 cudnnSetFusedOpsVariantParamPackAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+18208(%rip), %r11
+	movq cutap_front_hot+36416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31885,7 +31885,7 @@ cudnnSetFusedOpsVariantParamPackAttribute:
 	.p2align 4
 cudnnSetLRNDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18216(%rip), %r11
+	movq cutap_front_hot+36432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31899,7 +31899,7 @@ cudnnSetLRNDescriptor:
 	.p2align 4
 cudnnSetOpTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18224(%rip), %r11
+	movq cutap_front_hot+36448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31913,7 +31913,7 @@ cudnnSetOpTensorDescriptor:
 	.p2align 4
 cudnnSetPooling2dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18232(%rip), %r11
+	movq cutap_front_hot+36464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31927,7 +31927,7 @@ cudnnSetPooling2dDescriptor:
 	.p2align 4
 cudnnSetPoolingNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18240(%rip), %r11
+	movq cutap_front_hot+36480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31941,7 +31941,7 @@ cudnnSetPoolingNdDescriptor:
 	.p2align 4
 cudnnSetRNNDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18248(%rip), %r11
+	movq cutap_front_hot+36496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31955,7 +31955,7 @@ cudnnSetRNNDataDescriptor:
 	.p2align 4
 cudnnSetRNNDescriptor_v8:
 	.cfi_startproc
-	movq cutap_front_hot+18256(%rip), %r11
+	movq cutap_front_hot+36512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31969,7 +31969,7 @@ cudnnSetRNNDescriptor_v8:
 	.p2align 4
 cudnnSetReduceTensorDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18264(%rip), %r11
+	movq cutap_front_hot+36528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31983,7 +31983,7 @@ cudnnSetReduceTensorDescriptor:
 	.p2align 4
 cudnnSetSeqDataDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18272(%rip), %r11
+	movq cutap_front_hot+36544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -31997,7 +31997,7 @@ cudnnSetSeqDataDescriptor:
 	.p2align 4
 cudnnSetSpatialTransformerNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18280(%rip), %r11
+	movq cutap_front_hot+36560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32011,7 +32011,7 @@ cudnnSetSpatialTransformerNdDescriptor:
 	.p2align 4
 cudnnSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+18288(%rip), %r11
+	movq cutap_front_hot+36576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32025,7 +32025,7 @@ cudnnSetStream:
 	.p2align 4
 cudnnSetTensor:
 	.cfi_startproc
-	movq cutap_front_hot+18296(%rip), %r11
+	movq cutap_front_hot+36592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32039,7 +32039,7 @@ cudnnSetTensor:
 	.p2align 4
 cudnnSetTensor4dDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18304(%rip), %r11
+	movq cutap_front_hot+36608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32053,7 +32053,7 @@ cudnnSetTensor4dDescriptor:
 	.p2align 4
 cudnnSetTensor4dDescriptorEx:
 	.cfi_startproc
-	movq cutap_front_hot+18312(%rip), %r11
+	movq cutap_front_hot+36624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32067,7 +32067,7 @@ cudnnSetTensor4dDescriptorEx:
 	.p2align 4
 cudnnSetTensorNdDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18320(%rip), %r11
+	movq cutap_front_hot+36640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32081,7 +32081,7 @@ cudnnSetTensorNdDescriptor:
 	.p2align 4
 cudnnSetTensorNdDescriptorEx:
 	.cfi_startproc
-	movq cutap_front_hot+18328(%rip), %r11
+	movq cutap_front_hot+36656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32095,7 +32095,7 @@ cudnnSetTensorNdDescriptorEx:
 	.p2align 4
 cudnnSetTensorTransformDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+18336(%rip), %r11
+	movq cutap_front_hot+36672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32109,7 +32109,7 @@ cudnnSetTensorTransformDescriptor:
 	.p2align 4
 cudnnSoftmaxBackward:
 	.cfi_startproc
-	movq cutap_front_hot+18344(%rip), %r11
+	movq cutap_front_hot+36688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32123,7 +32123,7 @@ cudnnSoftmaxBackward:
 	.p2align 4
 cudnnSoftmaxForward:
 	.cfi_startproc
-	movq cutap_front_hot+18352(%rip), %r11
+	movq cutap_front_hot+36704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32137,7 +32137,7 @@ cudnnSoftmaxForward:
 	.p2align 4
 cudnnSpatialTfGridGeneratorBackward:
 	.cfi_startproc
-	movq cutap_front_hot+18360(%rip), %r11
+	movq cutap_front_hot+36720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32151,7 +32151,7 @@ cudnnSpatialTfGridGeneratorBackward:
 	.p2align 4
 cudnnSpatialTfGridGeneratorForward:
 	.cfi_startproc
-	movq cutap_front_hot+18368(%rip), %r11
+	movq cutap_front_hot+36736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32165,7 +32165,7 @@ cudnnSpatialTfGridGeneratorForward:
 	.p2align 4
 cudnnSpatialTfSamplerBackward:
 	.cfi_startproc
-	movq cutap_front_hot+18376(%rip), %r11
+	movq cutap_front_hot+36752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32179,7 +32179,7 @@ cudnnSpatialTfSamplerBackward:
 	.p2align 4
 cudnnSpatialTfSamplerForward:
 	.cfi_startproc
-	movq cutap_front_hot+18384(%rip), %r11
+	movq cutap_front_hot+36768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32193,7 +32193,7 @@ cudnnSpatialTfSamplerForward:
 	.p2align 4
 cudnnTransformFilter:
 	.cfi_startproc
-	movq cutap_front_hot+18392(%rip), %r11
+	movq cutap_front_hot+36784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32207,7 +32207,7 @@ cudnnTransformFilter:
 	.p2align 4
 cudnnTransformTensor:
 	.cfi_startproc
-	movq cutap_front_hot+18400(%rip), %r11
+	movq cutap_front_hot+36800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32221,7 +32221,7 @@ cudnnTransformTensor:
 	.p2align 4
 cudnnTransformTensorEx:
 	.cfi_startproc
-	movq cutap_front_hot+18408(%rip), %r11
+	movq cutap_front_hot+36816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32235,7 +32235,7 @@ cudnnTransformTensorEx:
 	.p2align 4
 ncclAllGather:
 	.cfi_startproc
-	movq cutap_front_hot+18416(%rip), %r11
+	movq cutap_front_hot+36832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32249,7 +32249,7 @@ ncclAllGather:
 	.p2align 4
 ncclAllReduce:
 	.cfi_startproc
-	movq cutap_front_hot+18424(%rip), %r11
+	movq cutap_front_hot+36848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32263,7 +32263,7 @@ ncclAllReduce:
 	.p2align 4
 ncclAlltoAll:
 	.cfi_startproc
-	movq cutap_front_hot+18432(%rip), %r11
+	movq cutap_front_hot+36864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32277,7 +32277,7 @@ ncclAlltoAll:
 	.p2align 4
 ncclBcast:
 	.cfi_startproc
-	movq cutap_front_hot+18440(%rip), %r11
+	movq cutap_front_hot+36880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32291,7 +32291,7 @@ ncclBcast:
 	.p2align 4
 ncclBroadcast:
 	.cfi_startproc
-	movq cutap_front_hot+18448(%rip), %r11
+	movq cutap_front_hot+36896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32305,7 +32305,7 @@ ncclBroadcast:
 	.p2align 4
 ncclCommAbort:
 	.cfi_startproc
-	movq cutap_front_hot+18456(%rip), %r11
+	movq cutap_front_hot+36912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32319,7 +32319,7 @@ ncclCommAbort:
 	.p2align 4
 ncclCommCount:
 	.cfi_startproc
-	movq cutap_front_hot+18464(%rip), %r11
+	movq cutap_front_hot+36928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32333,7 +32333,7 @@ ncclCommCount:
 	.p2align 4
 ncclCommCuDevice:
 	.cfi_startproc
-	movq cutap_front_hot+18472(%rip), %r11
+	movq cutap_front_hot+36944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32347,7 +32347,7 @@ ncclCommCuDevice:
 	.p2align 4
 ncclCommDeregister:
 	.cfi_startproc
-	movq cutap_front_hot+18480(%rip), %r11
+	movq cutap_front_hot+36960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32361,7 +32361,7 @@ ncclCommDeregister:
 	.p2align 4
 ncclCommDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+18488(%rip), %r11
+	movq cutap_front_hot+36976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32375,7 +32375,7 @@ ncclCommDestroy:
 	.p2align 4
 ncclCommFinalize:
 	.cfi_startproc
-	movq cutap_front_hot+18496(%rip), %r11
+	movq cutap_front_hot+36992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32389,7 +32389,7 @@ ncclCommFinalize:
 	.p2align 4
 ncclCommGetAsyncError:
 	.cfi_startproc
-	movq cutap_front_hot+18504(%rip), %r11
+	movq cutap_front_hot+37008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32403,7 +32403,7 @@ ncclCommGetAsyncError:
 	.p2align 4
 ncclCommInitAll:
 	.cfi_startproc
-	movq cutap_front_hot+18512(%rip), %r11
+	movq cutap_front_hot+37024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32417,7 +32417,7 @@ ncclCommInitAll:
 	.p2align 4
 ncclCommInitRank:
 	.cfi_startproc
-	movq cutap_front_hot+18520(%rip), %r11
+	movq cutap_front_hot+37040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32431,7 +32431,7 @@ ncclCommInitRank:
 	.p2align 4
 ncclCommInitRankConfig:
 	.cfi_startproc
-	movq cutap_front_hot+18528(%rip), %r11
+	movq cutap_front_hot+37056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32445,7 +32445,7 @@ ncclCommInitRankConfig:
 	.p2align 4
 ncclCommInitRankScalable:
 	.cfi_startproc
-	movq cutap_front_hot+18536(%rip), %r11
+	movq cutap_front_hot+37072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32459,7 +32459,7 @@ ncclCommInitRankScalable:
 	.p2align 4
 ncclCommRegister:
 	.cfi_startproc
-	movq cutap_front_hot+18544(%rip), %r11
+	movq cutap_front_hot+37088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32473,7 +32473,7 @@ ncclCommRegister:
 	.p2align 4
 ncclCommRevoke:
 	.cfi_startproc
-	movq cutap_front_hot+18552(%rip), %r11
+	movq cutap_front_hot+37104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32487,7 +32487,7 @@ ncclCommRevoke:
 	.p2align 4
 ncclCommShrink:
 	.cfi_startproc
-	movq cutap_front_hot+18560(%rip), %r11
+	movq cutap_front_hot+37120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32501,7 +32501,7 @@ ncclCommShrink:
 	.p2align 4
 ncclCommSplit:
 	.cfi_startproc
-	movq cutap_front_hot+18568(%rip), %r11
+	movq cutap_front_hot+37136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32515,7 +32515,7 @@ ncclCommSplit:
 	.p2align 4
 ncclCommUserRank:
 	.cfi_startproc
-	movq cutap_front_hot+18576(%rip), %r11
+	movq cutap_front_hot+37152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32529,7 +32529,7 @@ ncclCommUserRank:
 	.p2align 4
 ncclCommWindowDeregister:
 	.cfi_startproc
-	movq cutap_front_hot+18584(%rip), %r11
+	movq cutap_front_hot+37168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32543,7 +32543,7 @@ ncclCommWindowDeregister:
 	.p2align 4
 ncclCommWindowRegister:
 	.cfi_startproc
-	movq cutap_front_hot+18592(%rip), %r11
+	movq cutap_front_hot+37184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32557,7 +32557,7 @@ ncclCommWindowRegister:
 	.p2align 4
 ncclDevCommCreate:
 	.cfi_startproc
-	movq cutap_front_hot+18600(%rip), %r11
+	movq cutap_front_hot+37200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32571,7 +32571,7 @@ ncclDevCommCreate:
 	.p2align 4
 ncclDevCommDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+18608(%rip), %r11
+	movq cutap_front_hot+37216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32585,7 +32585,7 @@ ncclDevCommDestroy:
 	.p2align 4
 ncclGather:
 	.cfi_startproc
-	movq cutap_front_hot+18616(%rip), %r11
+	movq cutap_front_hot+37232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32599,7 +32599,7 @@ ncclGather:
 	.p2align 4
 ncclGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+18624(%rip), %r11
+	movq cutap_front_hot+37248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32613,7 +32613,7 @@ ncclGetErrorString:
 	.p2align 4
 ncclGetLastError:
 	.cfi_startproc
-	movq cutap_front_hot+18632(%rip), %r11
+	movq cutap_front_hot+37264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32627,7 +32627,7 @@ ncclGetLastError:
 	.p2align 4
 ncclGetUniqueId:
 	.cfi_startproc
-	movq cutap_front_hot+18640(%rip), %r11
+	movq cutap_front_hot+37280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32641,7 +32641,7 @@ ncclGetUniqueId:
 	.p2align 4
 ncclGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+18648(%rip), %r11
+	movq cutap_front_hot+37296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32655,7 +32655,7 @@ ncclGetVersion:
 	.p2align 4
 ncclGinBarrierCreateRequirement:
 	.cfi_startproc
-	movq cutap_front_hot+18656(%rip), %r11
+	movq cutap_front_hot+37312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32669,7 +32669,7 @@ ncclGinBarrierCreateRequirement:
 	.p2align 4
 ncclGroupEnd:
 	.cfi_startproc
-	movq cutap_front_hot+18664(%rip), %r11
+	movq cutap_front_hot+37328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32683,7 +32683,7 @@ ncclGroupEnd:
 	.p2align 4
 ncclGroupSimulateEnd:
 	.cfi_startproc
-	movq cutap_front_hot+18672(%rip), %r11
+	movq cutap_front_hot+37344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32697,7 +32697,7 @@ ncclGroupSimulateEnd:
 	.p2align 4
 ncclGroupStart:
 	.cfi_startproc
-	movq cutap_front_hot+18680(%rip), %r11
+	movq cutap_front_hot+37360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32711,7 +32711,7 @@ ncclGroupStart:
 	.p2align 4
 ncclLLA2ACalcSlots:
 	.cfi_startproc
-	movq cutap_front_hot+18688(%rip), %r11
+	movq cutap_front_hot+37376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32725,7 +32725,7 @@ ncclLLA2ACalcSlots:
 	.p2align 4
 ncclLLA2ACreateRequirement:
 	.cfi_startproc
-	movq cutap_front_hot+18696(%rip), %r11
+	movq cutap_front_hot+37392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32739,7 +32739,7 @@ ncclLLA2ACreateRequirement:
 	.p2align 4
 ncclLsaBarrierCreateRequirement:
 	.cfi_startproc
-	movq cutap_front_hot+18704(%rip), %r11
+	movq cutap_front_hot+37408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32753,7 +32753,7 @@ ncclLsaBarrierCreateRequirement:
 	.p2align 4
 ncclMemAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+18712(%rip), %r11
+	movq cutap_front_hot+37424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32767,7 +32767,7 @@ ncclMemAlloc:
 	.p2align 4
 ncclMemFree:
 	.cfi_startproc
-	movq cutap_front_hot+18720(%rip), %r11
+	movq cutap_front_hot+37440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32781,7 +32781,7 @@ ncclMemFree:
 	.p2align 4
 ncclRecv:
 	.cfi_startproc
-	movq cutap_front_hot+18728(%rip), %r11
+	movq cutap_front_hot+37456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32795,7 +32795,7 @@ ncclRecv:
 	.p2align 4
 ncclRedOpCreatePreMulSum:
 	.cfi_startproc
-	movq cutap_front_hot+18736(%rip), %r11
+	movq cutap_front_hot+37472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32809,7 +32809,7 @@ ncclRedOpCreatePreMulSum:
 	.p2align 4
 ncclRedOpDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+18744(%rip), %r11
+	movq cutap_front_hot+37488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32823,7 +32823,7 @@ ncclRedOpDestroy:
 	.p2align 4
 ncclReduce:
 	.cfi_startproc
-	movq cutap_front_hot+18752(%rip), %r11
+	movq cutap_front_hot+37504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32837,7 +32837,7 @@ ncclReduce:
 	.p2align 4
 ncclReduceScatter:
 	.cfi_startproc
-	movq cutap_front_hot+18760(%rip), %r11
+	movq cutap_front_hot+37520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32851,7 +32851,7 @@ ncclReduceScatter:
 	.p2align 4
 ncclResetDebugInit:
 	.cfi_startproc
-	movq cutap_front_hot+18768(%rip), %r11
+	movq cutap_front_hot+37536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32865,7 +32865,7 @@ ncclResetDebugInit:
 	.p2align 4
 ncclResetDebugInitInternal:
 	.cfi_startproc
-	movq cutap_front_hot+18776(%rip), %r11
+	movq cutap_front_hot+37552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32879,7 +32879,7 @@ ncclResetDebugInitInternal:
 	.p2align 4
 ncclScatter:
 	.cfi_startproc
-	movq cutap_front_hot+18784(%rip), %r11
+	movq cutap_front_hot+37568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32893,7 +32893,7 @@ ncclScatter:
 	.p2align 4
 ncclSend:
 	.cfi_startproc
-	movq cutap_front_hot+18792(%rip), %r11
+	movq cutap_front_hot+37584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32907,7 +32907,7 @@ ncclSend:
 	.p2align 4
 ncclTeamLsa:
 	.cfi_startproc
-	movq cutap_front_hot+18800(%rip), %r11
+	movq cutap_front_hot+37600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32921,7 +32921,7 @@ ncclTeamLsa:
 	.p2align 4
 ncclTeamRail:
 	.cfi_startproc
-	movq cutap_front_hot+18808(%rip), %r11
+	movq cutap_front_hot+37616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32935,7 +32935,7 @@ ncclTeamRail:
 	.p2align 4
 ncclTeamRankToLsa:
 	.cfi_startproc
-	movq cutap_front_hot+18816(%rip), %r11
+	movq cutap_front_hot+37632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32949,7 +32949,7 @@ ncclTeamRankToLsa:
 	.p2align 4
 ncclTeamRankToWorld:
 	.cfi_startproc
-	movq cutap_front_hot+18824(%rip), %r11
+	movq cutap_front_hot+37648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32963,7 +32963,7 @@ ncclTeamRankToWorld:
 	.p2align 4
 ncclTeamWorld:
 	.cfi_startproc
-	movq cutap_front_hot+18832(%rip), %r11
+	movq cutap_front_hot+37664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32977,7 +32977,7 @@ ncclTeamWorld:
 	.p2align 4
 cufftCreate:
 	.cfi_startproc
-	movq cutap_front_hot+18840(%rip), %r11
+	movq cutap_front_hot+37680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -32991,7 +32991,7 @@ cufftCreate:
 	.p2align 4
 cufftDebug:
 	.cfi_startproc
-	movq cutap_front_hot+18848(%rip), %r11
+	movq cutap_front_hot+37696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33005,7 +33005,7 @@ cufftDebug:
 	.p2align 4
 cufftDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+18856(%rip), %r11
+	movq cutap_front_hot+37712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33019,7 +33019,7 @@ cufftDestroy:
 	.p2align 4
 cufftEstimate1d:
 	.cfi_startproc
-	movq cutap_front_hot+18864(%rip), %r11
+	movq cutap_front_hot+37728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33033,7 +33033,7 @@ cufftEstimate1d:
 	.p2align 4
 cufftEstimate2d:
 	.cfi_startproc
-	movq cutap_front_hot+18872(%rip), %r11
+	movq cutap_front_hot+37744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33047,7 +33047,7 @@ cufftEstimate2d:
 	.p2align 4
 cufftEstimate3d:
 	.cfi_startproc
-	movq cutap_front_hot+18880(%rip), %r11
+	movq cutap_front_hot+37760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33061,7 +33061,7 @@ cufftEstimate3d:
 	.p2align 4
 cufftEstimateMany:
 	.cfi_startproc
-	movq cutap_front_hot+18888(%rip), %r11
+	movq cutap_front_hot+37776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33075,7 +33075,7 @@ cufftEstimateMany:
 	.p2align 4
 cufftExecC2C:
 	.cfi_startproc
-	movq cutap_front_hot+18896(%rip), %r11
+	movq cutap_front_hot+37792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33089,7 +33089,7 @@ cufftExecC2C:
 	.p2align 4
 cufftExecC2R:
 	.cfi_startproc
-	movq cutap_front_hot+18904(%rip), %r11
+	movq cutap_front_hot+37808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33103,7 +33103,7 @@ cufftExecC2R:
 	.p2align 4
 cufftExecD2Z:
 	.cfi_startproc
-	movq cutap_front_hot+18912(%rip), %r11
+	movq cutap_front_hot+37824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33117,7 +33117,7 @@ cufftExecD2Z:
 	.p2align 4
 cufftExecR2C:
 	.cfi_startproc
-	movq cutap_front_hot+18920(%rip), %r11
+	movq cutap_front_hot+37840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33131,7 +33131,7 @@ cufftExecR2C:
 	.p2align 4
 cufftExecZ2D:
 	.cfi_startproc
-	movq cutap_front_hot+18928(%rip), %r11
+	movq cutap_front_hot+37856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33145,7 +33145,7 @@ cufftExecZ2D:
 	.p2align 4
 cufftExecZ2Z:
 	.cfi_startproc
-	movq cutap_front_hot+18936(%rip), %r11
+	movq cutap_front_hot+37872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33159,7 +33159,7 @@ cufftExecZ2Z:
 	.p2align 4
 cufftGetPlanPropertyInt64:
 	.cfi_startproc
-	movq cutap_front_hot+18944(%rip), %r11
+	movq cutap_front_hot+37888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33173,7 +33173,7 @@ cufftGetPlanPropertyInt64:
 	.p2align 4
 cufftGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+18952(%rip), %r11
+	movq cutap_front_hot+37904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33187,7 +33187,7 @@ cufftGetProperty:
 	.p2align 4
 cufftGetSize:
 	.cfi_startproc
-	movq cutap_front_hot+18960(%rip), %r11
+	movq cutap_front_hot+37920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33201,7 +33201,7 @@ cufftGetSize:
 	.p2align 4
 cufftGetSize1d:
 	.cfi_startproc
-	movq cutap_front_hot+18968(%rip), %r11
+	movq cutap_front_hot+37936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33215,7 +33215,7 @@ cufftGetSize1d:
 	.p2align 4
 cufftGetSize2d:
 	.cfi_startproc
-	movq cutap_front_hot+18976(%rip), %r11
+	movq cutap_front_hot+37952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33229,7 +33229,7 @@ cufftGetSize2d:
 	.p2align 4
 cufftGetSize3d:
 	.cfi_startproc
-	movq cutap_front_hot+18984(%rip), %r11
+	movq cutap_front_hot+37968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33243,7 +33243,7 @@ cufftGetSize3d:
 	.p2align 4
 cufftGetSizeMany:
 	.cfi_startproc
-	movq cutap_front_hot+18992(%rip), %r11
+	movq cutap_front_hot+37984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33257,7 +33257,7 @@ cufftGetSizeMany:
 	.p2align 4
 cufftGetSizeMany64:
 	.cfi_startproc
-	movq cutap_front_hot+19000(%rip), %r11
+	movq cutap_front_hot+38000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33271,7 +33271,7 @@ cufftGetSizeMany64:
 	.p2align 4
 cufftGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+19008(%rip), %r11
+	movq cutap_front_hot+38016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33285,7 +33285,7 @@ cufftGetVersion:
 	.p2align 4
 cufftMakePlan1d:
 	.cfi_startproc
-	movq cutap_front_hot+19016(%rip), %r11
+	movq cutap_front_hot+38032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33299,7 +33299,7 @@ cufftMakePlan1d:
 	.p2align 4
 cufftMakePlan2d:
 	.cfi_startproc
-	movq cutap_front_hot+19024(%rip), %r11
+	movq cutap_front_hot+38048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33313,7 +33313,7 @@ cufftMakePlan2d:
 	.p2align 4
 cufftMakePlan3d:
 	.cfi_startproc
-	movq cutap_front_hot+19032(%rip), %r11
+	movq cutap_front_hot+38064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33327,7 +33327,7 @@ cufftMakePlan3d:
 	.p2align 4
 cufftMakePlanMany:
 	.cfi_startproc
-	movq cutap_front_hot+19040(%rip), %r11
+	movq cutap_front_hot+38080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33341,7 +33341,7 @@ cufftMakePlanMany:
 	.p2align 4
 cufftMakePlanMany64:
 	.cfi_startproc
-	movq cutap_front_hot+19048(%rip), %r11
+	movq cutap_front_hot+38096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33355,7 +33355,7 @@ cufftMakePlanMany64:
 	.p2align 4
 cufftPlan1d:
 	.cfi_startproc
-	movq cutap_front_hot+19056(%rip), %r11
+	movq cutap_front_hot+38112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33369,7 +33369,7 @@ cufftPlan1d:
 	.p2align 4
 cufftPlan2d:
 	.cfi_startproc
-	movq cutap_front_hot+19064(%rip), %r11
+	movq cutap_front_hot+38128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33383,7 +33383,7 @@ cufftPlan2d:
 	.p2align 4
 cufftPlan3d:
 	.cfi_startproc
-	movq cutap_front_hot+19072(%rip), %r11
+	movq cutap_front_hot+38144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33397,7 +33397,7 @@ cufftPlan3d:
 	.p2align 4
 cufftPlanMany:
 	.cfi_startproc
-	movq cutap_front_hot+19080(%rip), %r11
+	movq cutap_front_hot+38160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33411,7 +33411,7 @@ cufftPlanMany:
 	.p2align 4
 cufftResetPlanProperty:
 	.cfi_startproc
-	movq cutap_front_hot+19088(%rip), %r11
+	movq cutap_front_hot+38176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33425,7 +33425,7 @@ cufftResetPlanProperty:
 	.p2align 4
 cufftSetAutoAllocation:
 	.cfi_startproc
-	movq cutap_front_hot+19096(%rip), %r11
+	movq cutap_front_hot+38192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33439,7 +33439,7 @@ cufftSetAutoAllocation:
 	.p2align 4
 cufftSetPlanPropertyInt64:
 	.cfi_startproc
-	movq cutap_front_hot+19104(%rip), %r11
+	movq cutap_front_hot+38208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33453,7 +33453,7 @@ cufftSetPlanPropertyInt64:
 	.p2align 4
 cufftSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+19112(%rip), %r11
+	movq cutap_front_hot+38224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33467,7 +33467,7 @@ cufftSetStream:
 	.p2align 4
 cufftSetWorkArea:
 	.cfi_startproc
-	movq cutap_front_hot+19120(%rip), %r11
+	movq cutap_front_hot+38240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33481,7 +33481,7 @@ cufftSetWorkArea:
 	.p2align 4
 cufftXtClearCallback:
 	.cfi_startproc
-	movq cutap_front_hot+19128(%rip), %r11
+	movq cutap_front_hot+38256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33495,7 +33495,7 @@ cufftXtClearCallback:
 	.p2align 4
 cufftXtExec:
 	.cfi_startproc
-	movq cutap_front_hot+19136(%rip), %r11
+	movq cutap_front_hot+38272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33509,7 +33509,7 @@ cufftXtExec:
 	.p2align 4
 cufftXtExecDescriptor:
 	.cfi_startproc
-	movq cutap_front_hot+19144(%rip), %r11
+	movq cutap_front_hot+38288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33523,7 +33523,7 @@ cufftXtExecDescriptor:
 	.p2align 4
 cufftXtExecDescriptorC2C:
 	.cfi_startproc
-	movq cutap_front_hot+19152(%rip), %r11
+	movq cutap_front_hot+38304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33537,7 +33537,7 @@ cufftXtExecDescriptorC2C:
 	.p2align 4
 cufftXtExecDescriptorC2R:
 	.cfi_startproc
-	movq cutap_front_hot+19160(%rip), %r11
+	movq cutap_front_hot+38320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33551,7 +33551,7 @@ cufftXtExecDescriptorC2R:
 	.p2align 4
 cufftXtExecDescriptorD2Z:
 	.cfi_startproc
-	movq cutap_front_hot+19168(%rip), %r11
+	movq cutap_front_hot+38336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33565,7 +33565,7 @@ cufftXtExecDescriptorD2Z:
 	.p2align 4
 cufftXtExecDescriptorR2C:
 	.cfi_startproc
-	movq cutap_front_hot+19176(%rip), %r11
+	movq cutap_front_hot+38352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33579,7 +33579,7 @@ cufftXtExecDescriptorR2C:
 	.p2align 4
 cufftXtExecDescriptorZ2D:
 	.cfi_startproc
-	movq cutap_front_hot+19184(%rip), %r11
+	movq cutap_front_hot+38368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33593,7 +33593,7 @@ cufftXtExecDescriptorZ2D:
 	.p2align 4
 cufftXtExecDescriptorZ2Z:
 	.cfi_startproc
-	movq cutap_front_hot+19192(%rip), %r11
+	movq cutap_front_hot+38384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33607,7 +33607,7 @@ cufftXtExecDescriptorZ2Z:
 	.p2align 4
 cufftXtFree:
 	.cfi_startproc
-	movq cutap_front_hot+19200(%rip), %r11
+	movq cutap_front_hot+38400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33621,7 +33621,7 @@ cufftXtFree:
 	.p2align 4
 cufftXtGetSizeMany:
 	.cfi_startproc
-	movq cutap_front_hot+19208(%rip), %r11
+	movq cutap_front_hot+38416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33635,7 +33635,7 @@ cufftXtGetSizeMany:
 	.p2align 4
 cufftXtMakePlanGuru64:
 	.cfi_startproc
-	movq cutap_front_hot+19216(%rip), %r11
+	movq cutap_front_hot+38432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33649,7 +33649,7 @@ cufftXtMakePlanGuru64:
 	.p2align 4
 cufftXtMakePlanMany:
 	.cfi_startproc
-	movq cutap_front_hot+19224(%rip), %r11
+	movq cutap_front_hot+38448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33663,7 +33663,7 @@ cufftXtMakePlanMany:
 	.p2align 4
 cufftXtMalloc:
 	.cfi_startproc
-	movq cutap_front_hot+19232(%rip), %r11
+	movq cutap_front_hot+38464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33677,7 +33677,7 @@ cufftXtMalloc:
 	.p2align 4
 cufftXtMemcpy:
 	.cfi_startproc
-	movq cutap_front_hot+19240(%rip), %r11
+	movq cutap_front_hot+38480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33691,7 +33691,7 @@ cufftXtMemcpy:
 	.p2align 4
 cufftXtQueryPlan:
 	.cfi_startproc
-	movq cutap_front_hot+19248(%rip), %r11
+	movq cutap_front_hot+38496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33705,7 +33705,7 @@ cufftXtQueryPlan:
 	.p2align 4
 cufftXtSetCallback:
 	.cfi_startproc
-	movq cutap_front_hot+19256(%rip), %r11
+	movq cutap_front_hot+38512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33719,7 +33719,7 @@ cufftXtSetCallback:
 	.p2align 4
 cufftXtSetCallbackSharedSize:
 	.cfi_startproc
-	movq cutap_front_hot+19264(%rip), %r11
+	movq cutap_front_hot+38528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33733,7 +33733,7 @@ cufftXtSetCallbackSharedSize:
 	.p2align 4
 cufftXtSetDistribution:
 	.cfi_startproc
-	movq cutap_front_hot+19272(%rip), %r11
+	movq cutap_front_hot+38544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33747,7 +33747,7 @@ cufftXtSetDistribution:
 	.p2align 4
 cufftXtSetGPUs:
 	.cfi_startproc
-	movq cutap_front_hot+19280(%rip), %r11
+	movq cutap_front_hot+38560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33761,7 +33761,7 @@ cufftXtSetGPUs:
 	.p2align 4
 cufftXtSetJITCallback:
 	.cfi_startproc
-	movq cutap_front_hot+19288(%rip), %r11
+	movq cutap_front_hot+38576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33775,7 +33775,7 @@ cufftXtSetJITCallback:
 	.p2align 4
 cufftXtSetWorkArea:
 	.cfi_startproc
-	movq cutap_front_hot+19296(%rip), %r11
+	movq cutap_front_hot+38592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33789,7 +33789,7 @@ cufftXtSetWorkArea:
 	.p2align 4
 cufftXtSetWorkAreaPolicy:
 	.cfi_startproc
-	movq cutap_front_hot+19304(%rip), %r11
+	movq cutap_front_hot+38608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33803,7 +33803,7 @@ cufftXtSetWorkAreaPolicy:
 	.p2align 4
 curandCreateGenerator:
 	.cfi_startproc
-	movq cutap_front_hot+19312(%rip), %r11
+	movq cutap_front_hot+38624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33817,7 +33817,7 @@ curandCreateGenerator:
 	.p2align 4
 curandCreateGeneratorHost:
 	.cfi_startproc
-	movq cutap_front_hot+19320(%rip), %r11
+	movq cutap_front_hot+38640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33831,7 +33831,7 @@ curandCreateGeneratorHost:
 	.p2align 4
 curandCreatePoissonDistribution:
 	.cfi_startproc
-	movq cutap_front_hot+19328(%rip), %r11
+	movq cutap_front_hot+38656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33845,7 +33845,7 @@ curandCreatePoissonDistribution:
 	.p2align 4
 curandDestroyDistribution:
 	.cfi_startproc
-	movq cutap_front_hot+19336(%rip), %r11
+	movq cutap_front_hot+38672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33859,7 +33859,7 @@ curandDestroyDistribution:
 	.p2align 4
 curandDestroyGenerator:
 	.cfi_startproc
-	movq cutap_front_hot+19344(%rip), %r11
+	movq cutap_front_hot+38688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33873,7 +33873,7 @@ curandDestroyGenerator:
 	.p2align 4
 curandGenerate:
 	.cfi_startproc
-	movq cutap_front_hot+19352(%rip), %r11
+	movq cutap_front_hot+38704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33887,7 +33887,7 @@ curandGenerate:
 	.p2align 4
 curandGenerateLogNormal:
 	.cfi_startproc
-	movq cutap_front_hot+19360(%rip), %r11
+	movq cutap_front_hot+38720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33901,7 +33901,7 @@ curandGenerateLogNormal:
 	.p2align 4
 curandGenerateLogNormalDouble:
 	.cfi_startproc
-	movq cutap_front_hot+19368(%rip), %r11
+	movq cutap_front_hot+38736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33915,7 +33915,7 @@ curandGenerateLogNormalDouble:
 	.p2align 4
 curandGenerateLongLong:
 	.cfi_startproc
-	movq cutap_front_hot+19376(%rip), %r11
+	movq cutap_front_hot+38752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33929,7 +33929,7 @@ curandGenerateLongLong:
 	.p2align 4
 curandGenerateNormal:
 	.cfi_startproc
-	movq cutap_front_hot+19384(%rip), %r11
+	movq cutap_front_hot+38768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33943,7 +33943,7 @@ curandGenerateNormal:
 	.p2align 4
 curandGenerateNormalDouble:
 	.cfi_startproc
-	movq cutap_front_hot+19392(%rip), %r11
+	movq cutap_front_hot+38784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33957,7 +33957,7 @@ curandGenerateNormalDouble:
 	.p2align 4
 curandGeneratePoisson:
 	.cfi_startproc
-	movq cutap_front_hot+19400(%rip), %r11
+	movq cutap_front_hot+38800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33971,7 +33971,7 @@ curandGeneratePoisson:
 	.p2align 4
 curandGeneratePoissonMethod:
 	.cfi_startproc
-	movq cutap_front_hot+19408(%rip), %r11
+	movq cutap_front_hot+38816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33985,7 +33985,7 @@ curandGeneratePoissonMethod:
 	.p2align 4
 curandGenerateSeeds:
 	.cfi_startproc
-	movq cutap_front_hot+19416(%rip), %r11
+	movq cutap_front_hot+38832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -33999,7 +33999,7 @@ curandGenerateSeeds:
 	.p2align 4
 curandGenerateUniform:
 	.cfi_startproc
-	movq cutap_front_hot+19424(%rip), %r11
+	movq cutap_front_hot+38848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34013,7 +34013,7 @@ curandGenerateUniform:
 	.p2align 4
 curandGenerateUniformDouble:
 	.cfi_startproc
-	movq cutap_front_hot+19432(%rip), %r11
+	movq cutap_front_hot+38864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34027,7 +34027,7 @@ curandGenerateUniformDouble:
 	.p2align 4
 curandGetDirectionVectors32:
 	.cfi_startproc
-	movq cutap_front_hot+19440(%rip), %r11
+	movq cutap_front_hot+38880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34041,7 +34041,7 @@ curandGetDirectionVectors32:
 	.p2align 4
 curandGetDirectionVectors64:
 	.cfi_startproc
-	movq cutap_front_hot+19448(%rip), %r11
+	movq cutap_front_hot+38896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34055,7 +34055,7 @@ curandGetDirectionVectors64:
 	.p2align 4
 curandGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+19456(%rip), %r11
+	movq cutap_front_hot+38912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34069,7 +34069,7 @@ curandGetProperty:
 	.p2align 4
 curandGetScrambleConstants32:
 	.cfi_startproc
-	movq cutap_front_hot+19464(%rip), %r11
+	movq cutap_front_hot+38928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34083,7 +34083,7 @@ curandGetScrambleConstants32:
 	.p2align 4
 curandGetScrambleConstants64:
 	.cfi_startproc
-	movq cutap_front_hot+19472(%rip), %r11
+	movq cutap_front_hot+38944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34097,7 +34097,7 @@ curandGetScrambleConstants64:
 	.p2align 4
 curandGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+19480(%rip), %r11
+	movq cutap_front_hot+38960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34111,7 +34111,7 @@ curandGetVersion:
 	.p2align 4
 curandSetGeneratorOffset:
 	.cfi_startproc
-	movq cutap_front_hot+19488(%rip), %r11
+	movq cutap_front_hot+38976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34125,7 +34125,7 @@ curandSetGeneratorOffset:
 	.p2align 4
 curandSetGeneratorOrdering:
 	.cfi_startproc
-	movq cutap_front_hot+19496(%rip), %r11
+	movq cutap_front_hot+38992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34139,7 +34139,7 @@ curandSetGeneratorOrdering:
 	.p2align 4
 curandSetPseudoRandomGeneratorSeed:
 	.cfi_startproc
-	movq cutap_front_hot+19504(%rip), %r11
+	movq cutap_front_hot+39008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34153,7 +34153,7 @@ curandSetPseudoRandomGeneratorSeed:
 	.p2align 4
 curandSetQuasiRandomGeneratorDimensions:
 	.cfi_startproc
-	movq cutap_front_hot+19512(%rip), %r11
+	movq cutap_front_hot+39024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34167,7 +34167,7 @@ curandSetQuasiRandomGeneratorDimensions:
 	.p2align 4
 curandSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+19520(%rip), %r11
+	movq cutap_front_hot+39040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34181,7 +34181,7 @@ curandSetStream:
 	.p2align 4
 cusparseAxpby:
 	.cfi_startproc
-	movq cutap_front_hot+19528(%rip), %r11
+	movq cutap_front_hot+39056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34195,7 +34195,7 @@ cusparseAxpby:
 	.p2align 4
 cusparseBlockedEllGet:
 	.cfi_startproc
-	movq cutap_front_hot+19536(%rip), %r11
+	movq cutap_front_hot+39072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34209,7 +34209,7 @@ cusparseBlockedEllGet:
 	.p2align 4
 cusparseBsrSetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+19544(%rip), %r11
+	movq cutap_front_hot+39088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34223,7 +34223,7 @@ cusparseBsrSetStridedBatch:
 	.p2align 4
 cusparseCaxpyi:
 	.cfi_startproc
-	movq cutap_front_hot+19552(%rip), %r11
+	movq cutap_front_hot+39104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34237,7 +34237,7 @@ cusparseCaxpyi:
 	.p2align 4
 cusparseCbsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+19560(%rip), %r11
+	movq cutap_front_hot+39120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34251,7 +34251,7 @@ cusparseCbsr2csr:
 	.p2align 4
 cusparseCbsric02:
 	.cfi_startproc
-	movq cutap_front_hot+19568(%rip), %r11
+	movq cutap_front_hot+39136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34265,7 +34265,7 @@ cusparseCbsric02:
 	.p2align 4
 cusparseCbsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19576(%rip), %r11
+	movq cutap_front_hot+39152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34279,7 +34279,7 @@ cusparseCbsric02_analysis:
 	.p2align 4
 cusparseCbsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19584(%rip), %r11
+	movq cutap_front_hot+39168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34293,7 +34293,7 @@ cusparseCbsric02_bufferSize:
 	.p2align 4
 cusparseCbsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+19592(%rip), %r11
+	movq cutap_front_hot+39184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34307,7 +34307,7 @@ cusparseCbsrilu02:
 	.p2align 4
 cusparseCbsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19600(%rip), %r11
+	movq cutap_front_hot+39200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34321,7 +34321,7 @@ cusparseCbsrilu02_analysis:
 	.p2align 4
 cusparseCbsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19608(%rip), %r11
+	movq cutap_front_hot+39216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34335,7 +34335,7 @@ cusparseCbsrilu02_bufferSize:
 	.p2align 4
 cusparseCbsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+19616(%rip), %r11
+	movq cutap_front_hot+39232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34349,7 +34349,7 @@ cusparseCbsrilu02_numericBoost:
 	.p2align 4
 cusparseCbsrmm:
 	.cfi_startproc
-	movq cutap_front_hot+19624(%rip), %r11
+	movq cutap_front_hot+39248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34363,7 +34363,7 @@ cusparseCbsrmm:
 	.p2align 4
 cusparseCbsrmv:
 	.cfi_startproc
-	movq cutap_front_hot+19632(%rip), %r11
+	movq cutap_front_hot+39264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34377,7 +34377,7 @@ cusparseCbsrmv:
 	.p2align 4
 cusparseCbsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19640(%rip), %r11
+	movq cutap_front_hot+39280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34391,7 +34391,7 @@ cusparseCbsrsm2_analysis:
 	.p2align 4
 cusparseCbsrsm2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19648(%rip), %r11
+	movq cutap_front_hot+39296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34405,7 +34405,7 @@ cusparseCbsrsm2_bufferSize:
 	.p2align 4
 cusparseCbsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+19656(%rip), %r11
+	movq cutap_front_hot+39312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34419,7 +34419,7 @@ cusparseCbsrsm2_solve:
 	.p2align 4
 cusparseCbsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19664(%rip), %r11
+	movq cutap_front_hot+39328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34433,7 +34433,7 @@ cusparseCbsrsv2_analysis:
 	.p2align 4
 cusparseCbsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19672(%rip), %r11
+	movq cutap_front_hot+39344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34447,7 +34447,7 @@ cusparseCbsrsv2_bufferSize:
 	.p2align 4
 cusparseCbsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+19680(%rip), %r11
+	movq cutap_front_hot+39360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34461,7 +34461,7 @@ cusparseCbsrsv2_solve:
 	.p2align 4
 cusparseCbsrxmv:
 	.cfi_startproc
-	movq cutap_front_hot+19688(%rip), %r11
+	movq cutap_front_hot+39376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34475,7 +34475,7 @@ cusparseCbsrxmv:
 	.p2align 4
 cusparseCcsc2dense:
 	.cfi_startproc
-	movq cutap_front_hot+19696(%rip), %r11
+	movq cutap_front_hot+39392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34489,7 +34489,7 @@ cusparseCcsc2dense:
 	.p2align 4
 cusparseCcsr2bsr:
 	.cfi_startproc
-	movq cutap_front_hot+19704(%rip), %r11
+	movq cutap_front_hot+39408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34503,7 +34503,7 @@ cusparseCcsr2bsr:
 	.p2align 4
 cusparseCcsr2csr_compress:
 	.cfi_startproc
-	movq cutap_front_hot+19712(%rip), %r11
+	movq cutap_front_hot+39424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34517,7 +34517,7 @@ cusparseCcsr2csr_compress:
 	.p2align 4
 cusparseCcsr2csru:
 	.cfi_startproc
-	movq cutap_front_hot+19720(%rip), %r11
+	movq cutap_front_hot+39440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34531,7 +34531,7 @@ cusparseCcsr2csru:
 	.p2align 4
 cusparseCcsr2dense:
 	.cfi_startproc
-	movq cutap_front_hot+19728(%rip), %r11
+	movq cutap_front_hot+39456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34545,7 +34545,7 @@ cusparseCcsr2dense:
 	.p2align 4
 cusparseCcsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+19736(%rip), %r11
+	movq cutap_front_hot+39472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34559,7 +34559,7 @@ cusparseCcsr2gebsr:
 	.p2align 4
 cusparseCcsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19744(%rip), %r11
+	movq cutap_front_hot+39488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34573,7 +34573,7 @@ cusparseCcsr2gebsr_bufferSize:
 	.p2align 4
 cusparseCcsrcolor:
 	.cfi_startproc
-	movq cutap_front_hot+19752(%rip), %r11
+	movq cutap_front_hot+39504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34587,7 +34587,7 @@ cusparseCcsrcolor:
 	.p2align 4
 cusparseCcsrgeam2:
 	.cfi_startproc
-	movq cutap_front_hot+19760(%rip), %r11
+	movq cutap_front_hot+39520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34601,7 +34601,7 @@ cusparseCcsrgeam2:
 	.p2align 4
 cusparseCcsrgeam2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+19768(%rip), %r11
+	movq cutap_front_hot+39536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34615,7 +34615,7 @@ cusparseCcsrgeam2_bufferSizeExt:
 	.p2align 4
 cusparseCcsrgemm2:
 	.cfi_startproc
-	movq cutap_front_hot+19776(%rip), %r11
+	movq cutap_front_hot+39552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34629,7 +34629,7 @@ cusparseCcsrgemm2:
 	.p2align 4
 cusparseCcsrgemm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+19784(%rip), %r11
+	movq cutap_front_hot+39568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34643,7 +34643,7 @@ cusparseCcsrgemm2_bufferSizeExt:
 	.p2align 4
 cusparseCcsric02:
 	.cfi_startproc
-	movq cutap_front_hot+19792(%rip), %r11
+	movq cutap_front_hot+39584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34657,7 +34657,7 @@ cusparseCcsric02:
 	.p2align 4
 cusparseCcsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19800(%rip), %r11
+	movq cutap_front_hot+39600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34671,7 +34671,7 @@ cusparseCcsric02_analysis:
 	.p2align 4
 cusparseCcsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19808(%rip), %r11
+	movq cutap_front_hot+39616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34685,7 +34685,7 @@ cusparseCcsric02_bufferSize:
 	.p2align 4
 cusparseCcsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+19816(%rip), %r11
+	movq cutap_front_hot+39632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34699,7 +34699,7 @@ cusparseCcsrilu02:
 	.p2align 4
 cusparseCcsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19824(%rip), %r11
+	movq cutap_front_hot+39648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34713,7 +34713,7 @@ cusparseCcsrilu02_analysis:
 	.p2align 4
 cusparseCcsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19832(%rip), %r11
+	movq cutap_front_hot+39664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34727,7 +34727,7 @@ cusparseCcsrilu02_bufferSize:
 	.p2align 4
 cusparseCcsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+19840(%rip), %r11
+	movq cutap_front_hot+39680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34741,7 +34741,7 @@ cusparseCcsrilu02_numericBoost:
 	.p2align 4
 cusparseCcsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19848(%rip), %r11
+	movq cutap_front_hot+39696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34755,7 +34755,7 @@ cusparseCcsrsm2_analysis:
 	.p2align 4
 cusparseCcsrsm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+19856(%rip), %r11
+	movq cutap_front_hot+39712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34769,7 +34769,7 @@ cusparseCcsrsm2_bufferSizeExt:
 	.p2align 4
 cusparseCcsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+19864(%rip), %r11
+	movq cutap_front_hot+39728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34783,7 +34783,7 @@ cusparseCcsrsm2_solve:
 	.p2align 4
 cusparseCcsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+19872(%rip), %r11
+	movq cutap_front_hot+39744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34797,7 +34797,7 @@ cusparseCcsrsv2_analysis:
 	.p2align 4
 cusparseCcsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19880(%rip), %r11
+	movq cutap_front_hot+39760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34811,7 +34811,7 @@ cusparseCcsrsv2_bufferSize:
 	.p2align 4
 cusparseCcsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+19888(%rip), %r11
+	movq cutap_front_hot+39776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34825,7 +34825,7 @@ cusparseCcsrsv2_solve:
 	.p2align 4
 cusparseCcsru2csr:
 	.cfi_startproc
-	movq cutap_front_hot+19896(%rip), %r11
+	movq cutap_front_hot+39792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34839,7 +34839,7 @@ cusparseCcsru2csr:
 	.p2align 4
 cusparseCcsru2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+19904(%rip), %r11
+	movq cutap_front_hot+39808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34853,7 +34853,7 @@ cusparseCcsru2csr_bufferSizeExt:
 	.p2align 4
 cusparseCdense2csc:
 	.cfi_startproc
-	movq cutap_front_hot+19912(%rip), %r11
+	movq cutap_front_hot+39824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34867,7 +34867,7 @@ cusparseCdense2csc:
 	.p2align 4
 cusparseCdense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+19920(%rip), %r11
+	movq cutap_front_hot+39840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34881,7 +34881,7 @@ cusparseCdense2csr:
 	.p2align 4
 cusparseCgebsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+19928(%rip), %r11
+	movq cutap_front_hot+39856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34895,7 +34895,7 @@ cusparseCgebsr2csr:
 	.p2align 4
 cusparseCgebsr2gebsc:
 	.cfi_startproc
-	movq cutap_front_hot+19936(%rip), %r11
+	movq cutap_front_hot+39872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34909,7 +34909,7 @@ cusparseCgebsr2gebsc:
 	.p2align 4
 cusparseCgebsr2gebsc_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19944(%rip), %r11
+	movq cutap_front_hot+39888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34923,7 +34923,7 @@ cusparseCgebsr2gebsc_bufferSize:
 	.p2align 4
 cusparseCgebsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+19952(%rip), %r11
+	movq cutap_front_hot+39904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34937,7 +34937,7 @@ cusparseCgebsr2gebsr:
 	.p2align 4
 cusparseCgebsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19960(%rip), %r11
+	movq cutap_front_hot+39920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34951,7 +34951,7 @@ cusparseCgebsr2gebsr_bufferSize:
 	.p2align 4
 cusparseCgemmi:
 	.cfi_startproc
-	movq cutap_front_hot+19968(%rip), %r11
+	movq cutap_front_hot+39936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34965,7 +34965,7 @@ cusparseCgemmi:
 	.p2align 4
 cusparseCgemvi:
 	.cfi_startproc
-	movq cutap_front_hot+19976(%rip), %r11
+	movq cutap_front_hot+39952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34979,7 +34979,7 @@ cusparseCgemvi:
 	.p2align 4
 cusparseCgemvi_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+19984(%rip), %r11
+	movq cutap_front_hot+39968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -34993,7 +34993,7 @@ cusparseCgemvi_bufferSize:
 	.p2align 4
 cusparseCgpsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+19992(%rip), %r11
+	movq cutap_front_hot+39984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35007,7 +35007,7 @@ cusparseCgpsvInterleavedBatch:
 	.p2align 4
 cusparseCgpsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20000(%rip), %r11
+	movq cutap_front_hot+40000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35021,7 +35021,7 @@ cusparseCgpsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseCgthr:
 	.cfi_startproc
-	movq cutap_front_hot+20008(%rip), %r11
+	movq cutap_front_hot+40016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35035,7 +35035,7 @@ cusparseCgthr:
 	.p2align 4
 cusparseCgthrz:
 	.cfi_startproc
-	movq cutap_front_hot+20016(%rip), %r11
+	movq cutap_front_hot+40032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35049,7 +35049,7 @@ cusparseCgthrz:
 	.p2align 4
 cusparseCgtsv2:
 	.cfi_startproc
-	movq cutap_front_hot+20024(%rip), %r11
+	movq cutap_front_hot+40048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35063,7 +35063,7 @@ cusparseCgtsv2:
 	.p2align 4
 cusparseCgtsv2StridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+20032(%rip), %r11
+	movq cutap_front_hot+40064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35077,7 +35077,7 @@ cusparseCgtsv2StridedBatch:
 	.p2align 4
 cusparseCgtsv2StridedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20040(%rip), %r11
+	movq cutap_front_hot+40080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35091,7 +35091,7 @@ cusparseCgtsv2StridedBatch_bufferSizeExt:
 	.p2align 4
 cusparseCgtsv2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20048(%rip), %r11
+	movq cutap_front_hot+40096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35105,7 +35105,7 @@ cusparseCgtsv2_bufferSizeExt:
 	.p2align 4
 cusparseCgtsv2_nopivot:
 	.cfi_startproc
-	movq cutap_front_hot+20056(%rip), %r11
+	movq cutap_front_hot+40112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35119,7 +35119,7 @@ cusparseCgtsv2_nopivot:
 	.p2align 4
 cusparseCgtsv2_nopivot_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20064(%rip), %r11
+	movq cutap_front_hot+40128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35133,7 +35133,7 @@ cusparseCgtsv2_nopivot_bufferSizeExt:
 	.p2align 4
 cusparseCgtsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+20072(%rip), %r11
+	movq cutap_front_hot+40144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35147,7 +35147,7 @@ cusparseCgtsvInterleavedBatch:
 	.p2align 4
 cusparseCgtsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20080(%rip), %r11
+	movq cutap_front_hot+40160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35161,7 +35161,7 @@ cusparseCgtsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseCnnz:
 	.cfi_startproc
-	movq cutap_front_hot+20088(%rip), %r11
+	movq cutap_front_hot+40176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35175,7 +35175,7 @@ cusparseCnnz:
 	.p2align 4
 cusparseCnnz_compress:
 	.cfi_startproc
-	movq cutap_front_hot+20096(%rip), %r11
+	movq cutap_front_hot+40192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35189,7 +35189,7 @@ cusparseCnnz_compress:
 	.p2align 4
 cusparseConstBlockedEllGet:
 	.cfi_startproc
-	movq cutap_front_hot+20104(%rip), %r11
+	movq cutap_front_hot+40208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35203,7 +35203,7 @@ cusparseConstBlockedEllGet:
 	.p2align 4
 cusparseConstCooGet:
 	.cfi_startproc
-	movq cutap_front_hot+20112(%rip), %r11
+	movq cutap_front_hot+40224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35217,7 +35217,7 @@ cusparseConstCooGet:
 	.p2align 4
 cusparseConstCscGet:
 	.cfi_startproc
-	movq cutap_front_hot+20120(%rip), %r11
+	movq cutap_front_hot+40240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35231,7 +35231,7 @@ cusparseConstCscGet:
 	.p2align 4
 cusparseConstCsrGet:
 	.cfi_startproc
-	movq cutap_front_hot+20128(%rip), %r11
+	movq cutap_front_hot+40256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35245,7 +35245,7 @@ cusparseConstCsrGet:
 	.p2align 4
 cusparseConstDnMatGet:
 	.cfi_startproc
-	movq cutap_front_hot+20136(%rip), %r11
+	movq cutap_front_hot+40272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35259,7 +35259,7 @@ cusparseConstDnMatGet:
 	.p2align 4
 cusparseConstDnMatGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+20144(%rip), %r11
+	movq cutap_front_hot+40288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35273,7 +35273,7 @@ cusparseConstDnMatGetValues:
 	.p2align 4
 cusparseConstDnVecGet:
 	.cfi_startproc
-	movq cutap_front_hot+20152(%rip), %r11
+	movq cutap_front_hot+40304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35287,7 +35287,7 @@ cusparseConstDnVecGet:
 	.p2align 4
 cusparseConstDnVecGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+20160(%rip), %r11
+	movq cutap_front_hot+40320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35301,7 +35301,7 @@ cusparseConstDnVecGetValues:
 	.p2align 4
 cusparseConstSpMatGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+20168(%rip), %r11
+	movq cutap_front_hot+40336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35315,7 +35315,7 @@ cusparseConstSpMatGetValues:
 	.p2align 4
 cusparseConstSpVecGet:
 	.cfi_startproc
-	movq cutap_front_hot+20176(%rip), %r11
+	movq cutap_front_hot+40352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35329,7 +35329,7 @@ cusparseConstSpVecGet:
 	.p2align 4
 cusparseConstSpVecGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+20184(%rip), %r11
+	movq cutap_front_hot+40368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35343,7 +35343,7 @@ cusparseConstSpVecGetValues:
 	.p2align 4
 cusparseConstrainedGeMM:
 	.cfi_startproc
-	movq cutap_front_hot+20192(%rip), %r11
+	movq cutap_front_hot+40384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35357,7 +35357,7 @@ cusparseConstrainedGeMM:
 	.p2align 4
 cusparseConstrainedGeMM_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20200(%rip), %r11
+	movq cutap_front_hot+40400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35371,7 +35371,7 @@ cusparseConstrainedGeMM_bufferSize:
 	.p2align 4
 cusparseCooAoSGet:
 	.cfi_startproc
-	movq cutap_front_hot+20208(%rip), %r11
+	movq cutap_front_hot+40416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35385,7 +35385,7 @@ cusparseCooAoSGet:
 	.p2align 4
 cusparseCooGet:
 	.cfi_startproc
-	movq cutap_front_hot+20216(%rip), %r11
+	movq cutap_front_hot+40432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35399,7 +35399,7 @@ cusparseCooGet:
 	.p2align 4
 cusparseCooSetPointers:
 	.cfi_startproc
-	movq cutap_front_hot+20224(%rip), %r11
+	movq cutap_front_hot+40448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35413,7 +35413,7 @@ cusparseCooSetPointers:
 	.p2align 4
 cusparseCooSetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+20232(%rip), %r11
+	movq cutap_front_hot+40464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35427,7 +35427,7 @@ cusparseCooSetStridedBatch:
 	.p2align 4
 cusparseCreate:
 	.cfi_startproc
-	movq cutap_front_hot+20240(%rip), %r11
+	movq cutap_front_hot+40480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35441,7 +35441,7 @@ cusparseCreate:
 	.p2align 4
 cusparseCreateBlockedEll:
 	.cfi_startproc
-	movq cutap_front_hot+20248(%rip), %r11
+	movq cutap_front_hot+40496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35455,7 +35455,7 @@ cusparseCreateBlockedEll:
 	.p2align 4
 cusparseCreateBsr:
 	.cfi_startproc
-	movq cutap_front_hot+20256(%rip), %r11
+	movq cutap_front_hot+40512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35469,7 +35469,7 @@ cusparseCreateBsr:
 	.p2align 4
 cusparseCreateBsric02Info:
 	.cfi_startproc
-	movq cutap_front_hot+20264(%rip), %r11
+	movq cutap_front_hot+40528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35483,7 +35483,7 @@ cusparseCreateBsric02Info:
 	.p2align 4
 cusparseCreateBsrilu02Info:
 	.cfi_startproc
-	movq cutap_front_hot+20272(%rip), %r11
+	movq cutap_front_hot+40544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35497,7 +35497,7 @@ cusparseCreateBsrilu02Info:
 	.p2align 4
 cusparseCreateBsrsm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+20280(%rip), %r11
+	movq cutap_front_hot+40560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35511,7 +35511,7 @@ cusparseCreateBsrsm2Info:
 	.p2align 4
 cusparseCreateBsrsv2Info:
 	.cfi_startproc
-	movq cutap_front_hot+20288(%rip), %r11
+	movq cutap_front_hot+40576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35525,7 +35525,7 @@ cusparseCreateBsrsv2Info:
 	.p2align 4
 cusparseCreateColorInfo:
 	.cfi_startproc
-	movq cutap_front_hot+20296(%rip), %r11
+	movq cutap_front_hot+40592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35539,7 +35539,7 @@ cusparseCreateColorInfo:
 	.p2align 4
 cusparseCreateConstBlockedEll:
 	.cfi_startproc
-	movq cutap_front_hot+20304(%rip), %r11
+	movq cutap_front_hot+40608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35553,7 +35553,7 @@ cusparseCreateConstBlockedEll:
 	.p2align 4
 cusparseCreateConstBsr:
 	.cfi_startproc
-	movq cutap_front_hot+20312(%rip), %r11
+	movq cutap_front_hot+40624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35567,7 +35567,7 @@ cusparseCreateConstBsr:
 	.p2align 4
 cusparseCreateConstCoo:
 	.cfi_startproc
-	movq cutap_front_hot+20320(%rip), %r11
+	movq cutap_front_hot+40640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35581,7 +35581,7 @@ cusparseCreateConstCoo:
 	.p2align 4
 cusparseCreateConstCsc:
 	.cfi_startproc
-	movq cutap_front_hot+20328(%rip), %r11
+	movq cutap_front_hot+40656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35595,7 +35595,7 @@ cusparseCreateConstCsc:
 	.p2align 4
 cusparseCreateConstCsr:
 	.cfi_startproc
-	movq cutap_front_hot+20336(%rip), %r11
+	movq cutap_front_hot+40672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35609,7 +35609,7 @@ cusparseCreateConstCsr:
 	.p2align 4
 cusparseCreateConstDnMat:
 	.cfi_startproc
-	movq cutap_front_hot+20344(%rip), %r11
+	movq cutap_front_hot+40688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35623,7 +35623,7 @@ cusparseCreateConstDnMat:
 	.p2align 4
 cusparseCreateConstDnVec:
 	.cfi_startproc
-	movq cutap_front_hot+20352(%rip), %r11
+	movq cutap_front_hot+40704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35637,7 +35637,7 @@ cusparseCreateConstDnVec:
 	.p2align 4
 cusparseCreateConstSlicedEll:
 	.cfi_startproc
-	movq cutap_front_hot+20360(%rip), %r11
+	movq cutap_front_hot+40720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35651,7 +35651,7 @@ cusparseCreateConstSlicedEll:
 	.p2align 4
 cusparseCreateConstSpVec:
 	.cfi_startproc
-	movq cutap_front_hot+20368(%rip), %r11
+	movq cutap_front_hot+40736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35665,7 +35665,7 @@ cusparseCreateConstSpVec:
 	.p2align 4
 cusparseCreateCoo:
 	.cfi_startproc
-	movq cutap_front_hot+20376(%rip), %r11
+	movq cutap_front_hot+40752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35679,7 +35679,7 @@ cusparseCreateCoo:
 	.p2align 4
 cusparseCreateCooAoS:
 	.cfi_startproc
-	movq cutap_front_hot+20384(%rip), %r11
+	movq cutap_front_hot+40768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35693,7 +35693,7 @@ cusparseCreateCooAoS:
 	.p2align 4
 cusparseCreateCsc:
 	.cfi_startproc
-	movq cutap_front_hot+20392(%rip), %r11
+	movq cutap_front_hot+40784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35707,7 +35707,7 @@ cusparseCreateCsc:
 	.p2align 4
 cusparseCreateCsr:
 	.cfi_startproc
-	movq cutap_front_hot+20400(%rip), %r11
+	movq cutap_front_hot+40800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35721,7 +35721,7 @@ cusparseCreateCsr:
 	.p2align 4
 cusparseCreateCsrgemm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+20408(%rip), %r11
+	movq cutap_front_hot+40816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35735,7 +35735,7 @@ cusparseCreateCsrgemm2Info:
 	.p2align 4
 cusparseCreateCsric02Info:
 	.cfi_startproc
-	movq cutap_front_hot+20416(%rip), %r11
+	movq cutap_front_hot+40832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35749,7 +35749,7 @@ cusparseCreateCsric02Info:
 	.p2align 4
 cusparseCreateCsrilu02Info:
 	.cfi_startproc
-	movq cutap_front_hot+20424(%rip), %r11
+	movq cutap_front_hot+40848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35763,7 +35763,7 @@ cusparseCreateCsrilu02Info:
 	.p2align 4
 cusparseCreateCsrsm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+20432(%rip), %r11
+	movq cutap_front_hot+40864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35777,7 +35777,7 @@ cusparseCreateCsrsm2Info:
 	.p2align 4
 cusparseCreateCsrsv2Info:
 	.cfi_startproc
-	movq cutap_front_hot+20440(%rip), %r11
+	movq cutap_front_hot+40880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35791,7 +35791,7 @@ cusparseCreateCsrsv2Info:
 	.p2align 4
 cusparseCreateCsru2csrInfo:
 	.cfi_startproc
-	movq cutap_front_hot+20448(%rip), %r11
+	movq cutap_front_hot+40896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35805,7 +35805,7 @@ cusparseCreateCsru2csrInfo:
 	.p2align 4
 cusparseCreateDnMat:
 	.cfi_startproc
-	movq cutap_front_hot+20456(%rip), %r11
+	movq cutap_front_hot+40912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35819,7 +35819,7 @@ cusparseCreateDnMat:
 	.p2align 4
 cusparseCreateDnVec:
 	.cfi_startproc
-	movq cutap_front_hot+20464(%rip), %r11
+	movq cutap_front_hot+40928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35833,7 +35833,7 @@ cusparseCreateDnVec:
 	.p2align 4
 cusparseCreateIdentityPermutation:
 	.cfi_startproc
-	movq cutap_front_hot+20472(%rip), %r11
+	movq cutap_front_hot+40944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35847,7 +35847,7 @@ cusparseCreateIdentityPermutation:
 	.p2align 4
 cusparseCreateMatDescr:
 	.cfi_startproc
-	movq cutap_front_hot+20480(%rip), %r11
+	movq cutap_front_hot+40960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35861,7 +35861,7 @@ cusparseCreateMatDescr:
 	.p2align 4
 cusparseCreatePruneInfo:
 	.cfi_startproc
-	movq cutap_front_hot+20488(%rip), %r11
+	movq cutap_front_hot+40976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35875,7 +35875,7 @@ cusparseCreatePruneInfo:
 	.p2align 4
 cusparseCreateSlicedEll:
 	.cfi_startproc
-	movq cutap_front_hot+20496(%rip), %r11
+	movq cutap_front_hot+40992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35889,7 +35889,7 @@ cusparseCreateSlicedEll:
 	.p2align 4
 cusparseCreateSpVec:
 	.cfi_startproc
-	movq cutap_front_hot+20504(%rip), %r11
+	movq cutap_front_hot+41008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35903,7 +35903,7 @@ cusparseCreateSpVec:
 	.p2align 4
 cusparseCscGet:
 	.cfi_startproc
-	movq cutap_front_hot+20512(%rip), %r11
+	movq cutap_front_hot+41024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35917,7 +35917,7 @@ cusparseCscGet:
 	.p2align 4
 cusparseCscSetPointers:
 	.cfi_startproc
-	movq cutap_front_hot+20520(%rip), %r11
+	movq cutap_front_hot+41040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35931,7 +35931,7 @@ cusparseCscSetPointers:
 	.p2align 4
 cusparseCsctr:
 	.cfi_startproc
-	movq cutap_front_hot+20528(%rip), %r11
+	movq cutap_front_hot+41056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35945,7 +35945,7 @@ cusparseCsctr:
 	.p2align 4
 cusparseCsr2cscEx2:
 	.cfi_startproc
-	movq cutap_front_hot+20536(%rip), %r11
+	movq cutap_front_hot+41072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35959,7 +35959,7 @@ cusparseCsr2cscEx2:
 	.p2align 4
 cusparseCsr2cscEx2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20544(%rip), %r11
+	movq cutap_front_hot+41088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35973,7 +35973,7 @@ cusparseCsr2cscEx2_bufferSize:
 	.p2align 4
 cusparseCsrGet:
 	.cfi_startproc
-	movq cutap_front_hot+20552(%rip), %r11
+	movq cutap_front_hot+41104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -35987,7 +35987,7 @@ cusparseCsrGet:
 	.p2align 4
 cusparseCsrSetPointers:
 	.cfi_startproc
-	movq cutap_front_hot+20560(%rip), %r11
+	movq cutap_front_hot+41120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36001,7 +36001,7 @@ cusparseCsrSetPointers:
 	.p2align 4
 cusparseCsrSetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+20568(%rip), %r11
+	movq cutap_front_hot+41136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36015,7 +36015,7 @@ cusparseCsrSetStridedBatch:
 	.p2align 4
 cusparseCsrmvEx:
 	.cfi_startproc
-	movq cutap_front_hot+20576(%rip), %r11
+	movq cutap_front_hot+41152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36029,7 +36029,7 @@ cusparseCsrmvEx:
 	.p2align 4
 cusparseCsrmvEx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20584(%rip), %r11
+	movq cutap_front_hot+41168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36043,7 +36043,7 @@ cusparseCsrmvEx_bufferSize:
 	.p2align 4
 cusparseDaxpyi:
 	.cfi_startproc
-	movq cutap_front_hot+20592(%rip), %r11
+	movq cutap_front_hot+41184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36057,7 +36057,7 @@ cusparseDaxpyi:
 	.p2align 4
 cusparseDbsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+20600(%rip), %r11
+	movq cutap_front_hot+41200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36071,7 +36071,7 @@ cusparseDbsr2csr:
 	.p2align 4
 cusparseDbsric02:
 	.cfi_startproc
-	movq cutap_front_hot+20608(%rip), %r11
+	movq cutap_front_hot+41216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36085,7 +36085,7 @@ cusparseDbsric02:
 	.p2align 4
 cusparseDbsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20616(%rip), %r11
+	movq cutap_front_hot+41232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36099,7 +36099,7 @@ cusparseDbsric02_analysis:
 	.p2align 4
 cusparseDbsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20624(%rip), %r11
+	movq cutap_front_hot+41248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36113,7 +36113,7 @@ cusparseDbsric02_bufferSize:
 	.p2align 4
 cusparseDbsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+20632(%rip), %r11
+	movq cutap_front_hot+41264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36127,7 +36127,7 @@ cusparseDbsrilu02:
 	.p2align 4
 cusparseDbsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20640(%rip), %r11
+	movq cutap_front_hot+41280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36141,7 +36141,7 @@ cusparseDbsrilu02_analysis:
 	.p2align 4
 cusparseDbsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20648(%rip), %r11
+	movq cutap_front_hot+41296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36155,7 +36155,7 @@ cusparseDbsrilu02_bufferSize:
 	.p2align 4
 cusparseDbsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+20656(%rip), %r11
+	movq cutap_front_hot+41312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36169,7 +36169,7 @@ cusparseDbsrilu02_numericBoost:
 	.p2align 4
 cusparseDbsrmm:
 	.cfi_startproc
-	movq cutap_front_hot+20664(%rip), %r11
+	movq cutap_front_hot+41328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36183,7 +36183,7 @@ cusparseDbsrmm:
 	.p2align 4
 cusparseDbsrmv:
 	.cfi_startproc
-	movq cutap_front_hot+20672(%rip), %r11
+	movq cutap_front_hot+41344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36197,7 +36197,7 @@ cusparseDbsrmv:
 	.p2align 4
 cusparseDbsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20680(%rip), %r11
+	movq cutap_front_hot+41360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36211,7 +36211,7 @@ cusparseDbsrsm2_analysis:
 	.p2align 4
 cusparseDbsrsm2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20688(%rip), %r11
+	movq cutap_front_hot+41376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36225,7 +36225,7 @@ cusparseDbsrsm2_bufferSize:
 	.p2align 4
 cusparseDbsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+20696(%rip), %r11
+	movq cutap_front_hot+41392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36239,7 +36239,7 @@ cusparseDbsrsm2_solve:
 	.p2align 4
 cusparseDbsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20704(%rip), %r11
+	movq cutap_front_hot+41408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36253,7 +36253,7 @@ cusparseDbsrsv2_analysis:
 	.p2align 4
 cusparseDbsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20712(%rip), %r11
+	movq cutap_front_hot+41424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36267,7 +36267,7 @@ cusparseDbsrsv2_bufferSize:
 	.p2align 4
 cusparseDbsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+20720(%rip), %r11
+	movq cutap_front_hot+41440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36281,7 +36281,7 @@ cusparseDbsrsv2_solve:
 	.p2align 4
 cusparseDbsrxmv:
 	.cfi_startproc
-	movq cutap_front_hot+20728(%rip), %r11
+	movq cutap_front_hot+41456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36295,7 +36295,7 @@ cusparseDbsrxmv:
 	.p2align 4
 cusparseDcsc2dense:
 	.cfi_startproc
-	movq cutap_front_hot+20736(%rip), %r11
+	movq cutap_front_hot+41472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36309,7 +36309,7 @@ cusparseDcsc2dense:
 	.p2align 4
 cusparseDcsr2bsr:
 	.cfi_startproc
-	movq cutap_front_hot+20744(%rip), %r11
+	movq cutap_front_hot+41488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36323,7 +36323,7 @@ cusparseDcsr2bsr:
 	.p2align 4
 cusparseDcsr2csr_compress:
 	.cfi_startproc
-	movq cutap_front_hot+20752(%rip), %r11
+	movq cutap_front_hot+41504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36337,7 +36337,7 @@ cusparseDcsr2csr_compress:
 	.p2align 4
 cusparseDcsr2csru:
 	.cfi_startproc
-	movq cutap_front_hot+20760(%rip), %r11
+	movq cutap_front_hot+41520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36351,7 +36351,7 @@ cusparseDcsr2csru:
 	.p2align 4
 cusparseDcsr2dense:
 	.cfi_startproc
-	movq cutap_front_hot+20768(%rip), %r11
+	movq cutap_front_hot+41536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36365,7 +36365,7 @@ cusparseDcsr2dense:
 	.p2align 4
 cusparseDcsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+20776(%rip), %r11
+	movq cutap_front_hot+41552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36379,7 +36379,7 @@ cusparseDcsr2gebsr:
 	.p2align 4
 cusparseDcsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20784(%rip), %r11
+	movq cutap_front_hot+41568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36393,7 +36393,7 @@ cusparseDcsr2gebsr_bufferSize:
 	.p2align 4
 cusparseDcsrcolor:
 	.cfi_startproc
-	movq cutap_front_hot+20792(%rip), %r11
+	movq cutap_front_hot+41584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36407,7 +36407,7 @@ cusparseDcsrcolor:
 	.p2align 4
 cusparseDcsrgeam2:
 	.cfi_startproc
-	movq cutap_front_hot+20800(%rip), %r11
+	movq cutap_front_hot+41600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36421,7 +36421,7 @@ cusparseDcsrgeam2:
 	.p2align 4
 cusparseDcsrgeam2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20808(%rip), %r11
+	movq cutap_front_hot+41616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36435,7 +36435,7 @@ cusparseDcsrgeam2_bufferSizeExt:
 	.p2align 4
 cusparseDcsrgemm2:
 	.cfi_startproc
-	movq cutap_front_hot+20816(%rip), %r11
+	movq cutap_front_hot+41632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36449,7 +36449,7 @@ cusparseDcsrgemm2:
 	.p2align 4
 cusparseDcsrgemm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20824(%rip), %r11
+	movq cutap_front_hot+41648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36463,7 +36463,7 @@ cusparseDcsrgemm2_bufferSizeExt:
 	.p2align 4
 cusparseDcsric02:
 	.cfi_startproc
-	movq cutap_front_hot+20832(%rip), %r11
+	movq cutap_front_hot+41664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36477,7 +36477,7 @@ cusparseDcsric02:
 	.p2align 4
 cusparseDcsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20840(%rip), %r11
+	movq cutap_front_hot+41680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36491,7 +36491,7 @@ cusparseDcsric02_analysis:
 	.p2align 4
 cusparseDcsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20848(%rip), %r11
+	movq cutap_front_hot+41696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36505,7 +36505,7 @@ cusparseDcsric02_bufferSize:
 	.p2align 4
 cusparseDcsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+20856(%rip), %r11
+	movq cutap_front_hot+41712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36519,7 +36519,7 @@ cusparseDcsrilu02:
 	.p2align 4
 cusparseDcsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20864(%rip), %r11
+	movq cutap_front_hot+41728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36533,7 +36533,7 @@ cusparseDcsrilu02_analysis:
 	.p2align 4
 cusparseDcsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20872(%rip), %r11
+	movq cutap_front_hot+41744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36547,7 +36547,7 @@ cusparseDcsrilu02_bufferSize:
 	.p2align 4
 cusparseDcsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+20880(%rip), %r11
+	movq cutap_front_hot+41760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36561,7 +36561,7 @@ cusparseDcsrilu02_numericBoost:
 	.p2align 4
 cusparseDcsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20888(%rip), %r11
+	movq cutap_front_hot+41776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36575,7 +36575,7 @@ cusparseDcsrsm2_analysis:
 	.p2align 4
 cusparseDcsrsm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20896(%rip), %r11
+	movq cutap_front_hot+41792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36589,7 +36589,7 @@ cusparseDcsrsm2_bufferSizeExt:
 	.p2align 4
 cusparseDcsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+20904(%rip), %r11
+	movq cutap_front_hot+41808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36603,7 +36603,7 @@ cusparseDcsrsm2_solve:
 	.p2align 4
 cusparseDcsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20912(%rip), %r11
+	movq cutap_front_hot+41824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36617,7 +36617,7 @@ cusparseDcsrsv2_analysis:
 	.p2align 4
 cusparseDcsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20920(%rip), %r11
+	movq cutap_front_hot+41840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36631,7 +36631,7 @@ cusparseDcsrsv2_bufferSize:
 	.p2align 4
 cusparseDcsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+20928(%rip), %r11
+	movq cutap_front_hot+41856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36645,7 +36645,7 @@ cusparseDcsrsv2_solve:
 	.p2align 4
 cusparseDcsru2csr:
 	.cfi_startproc
-	movq cutap_front_hot+20936(%rip), %r11
+	movq cutap_front_hot+41872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36659,7 +36659,7 @@ cusparseDcsru2csr:
 	.p2align 4
 cusparseDcsru2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+20944(%rip), %r11
+	movq cutap_front_hot+41888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36673,7 +36673,7 @@ cusparseDcsru2csr_bufferSizeExt:
 	.p2align 4
 cusparseDdense2csc:
 	.cfi_startproc
-	movq cutap_front_hot+20952(%rip), %r11
+	movq cutap_front_hot+41904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36687,7 +36687,7 @@ cusparseDdense2csc:
 	.p2align 4
 cusparseDdense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+20960(%rip), %r11
+	movq cutap_front_hot+41920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36701,7 +36701,7 @@ cusparseDdense2csr:
 	.p2align 4
 cusparseDenseToSparse_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+20968(%rip), %r11
+	movq cutap_front_hot+41936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36715,7 +36715,7 @@ cusparseDenseToSparse_analysis:
 	.p2align 4
 cusparseDenseToSparse_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+20976(%rip), %r11
+	movq cutap_front_hot+41952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36729,7 +36729,7 @@ cusparseDenseToSparse_bufferSize:
 	.p2align 4
 cusparseDenseToSparse_convert:
 	.cfi_startproc
-	movq cutap_front_hot+20984(%rip), %r11
+	movq cutap_front_hot+41968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36743,7 +36743,7 @@ cusparseDenseToSparse_convert:
 	.p2align 4
 cusparseDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+20992(%rip), %r11
+	movq cutap_front_hot+41984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36757,7 +36757,7 @@ cusparseDestroy:
 	.p2align 4
 cusparseDestroyBsric02Info:
 	.cfi_startproc
-	movq cutap_front_hot+21000(%rip), %r11
+	movq cutap_front_hot+42000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36771,7 +36771,7 @@ cusparseDestroyBsric02Info:
 	.p2align 4
 cusparseDestroyBsrilu02Info:
 	.cfi_startproc
-	movq cutap_front_hot+21008(%rip), %r11
+	movq cutap_front_hot+42016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36785,7 +36785,7 @@ cusparseDestroyBsrilu02Info:
 	.p2align 4
 cusparseDestroyBsrsm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+21016(%rip), %r11
+	movq cutap_front_hot+42032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36799,7 +36799,7 @@ cusparseDestroyBsrsm2Info:
 	.p2align 4
 cusparseDestroyBsrsv2Info:
 	.cfi_startproc
-	movq cutap_front_hot+21024(%rip), %r11
+	movq cutap_front_hot+42048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36813,7 +36813,7 @@ cusparseDestroyBsrsv2Info:
 	.p2align 4
 cusparseDestroyColorInfo:
 	.cfi_startproc
-	movq cutap_front_hot+21032(%rip), %r11
+	movq cutap_front_hot+42064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36827,7 +36827,7 @@ cusparseDestroyColorInfo:
 	.p2align 4
 cusparseDestroyCsrgemm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+21040(%rip), %r11
+	movq cutap_front_hot+42080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36841,7 +36841,7 @@ cusparseDestroyCsrgemm2Info:
 	.p2align 4
 cusparseDestroyCsric02Info:
 	.cfi_startproc
-	movq cutap_front_hot+21048(%rip), %r11
+	movq cutap_front_hot+42096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36855,7 +36855,7 @@ cusparseDestroyCsric02Info:
 	.p2align 4
 cusparseDestroyCsrilu02Info:
 	.cfi_startproc
-	movq cutap_front_hot+21056(%rip), %r11
+	movq cutap_front_hot+42112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36869,7 +36869,7 @@ cusparseDestroyCsrilu02Info:
 	.p2align 4
 cusparseDestroyCsrsm2Info:
 	.cfi_startproc
-	movq cutap_front_hot+21064(%rip), %r11
+	movq cutap_front_hot+42128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36883,7 +36883,7 @@ cusparseDestroyCsrsm2Info:
 	.p2align 4
 cusparseDestroyCsrsv2Info:
 	.cfi_startproc
-	movq cutap_front_hot+21072(%rip), %r11
+	movq cutap_front_hot+42144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36897,7 +36897,7 @@ cusparseDestroyCsrsv2Info:
 	.p2align 4
 cusparseDestroyCsru2csrInfo:
 	.cfi_startproc
-	movq cutap_front_hot+21080(%rip), %r11
+	movq cutap_front_hot+42160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36911,7 +36911,7 @@ cusparseDestroyCsru2csrInfo:
 	.p2align 4
 cusparseDestroyDnMat:
 	.cfi_startproc
-	movq cutap_front_hot+21088(%rip), %r11
+	movq cutap_front_hot+42176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36925,7 +36925,7 @@ cusparseDestroyDnMat:
 	.p2align 4
 cusparseDestroyDnVec:
 	.cfi_startproc
-	movq cutap_front_hot+21096(%rip), %r11
+	movq cutap_front_hot+42192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36939,7 +36939,7 @@ cusparseDestroyDnVec:
 	.p2align 4
 cusparseDestroyMatDescr:
 	.cfi_startproc
-	movq cutap_front_hot+21104(%rip), %r11
+	movq cutap_front_hot+42208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36953,7 +36953,7 @@ cusparseDestroyMatDescr:
 	.p2align 4
 cusparseDestroyPruneInfo:
 	.cfi_startproc
-	movq cutap_front_hot+21112(%rip), %r11
+	movq cutap_front_hot+42224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36967,7 +36967,7 @@ cusparseDestroyPruneInfo:
 	.p2align 4
 cusparseDestroySpMat:
 	.cfi_startproc
-	movq cutap_front_hot+21120(%rip), %r11
+	movq cutap_front_hot+42240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36981,7 +36981,7 @@ cusparseDestroySpMat:
 	.p2align 4
 cusparseDestroySpVec:
 	.cfi_startproc
-	movq cutap_front_hot+21128(%rip), %r11
+	movq cutap_front_hot+42256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -36995,7 +36995,7 @@ cusparseDestroySpVec:
 	.p2align 4
 cusparseDgebsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21136(%rip), %r11
+	movq cutap_front_hot+42272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37009,7 +37009,7 @@ cusparseDgebsr2csr:
 	.p2align 4
 cusparseDgebsr2gebsc:
 	.cfi_startproc
-	movq cutap_front_hot+21144(%rip), %r11
+	movq cutap_front_hot+42288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37023,7 +37023,7 @@ cusparseDgebsr2gebsc:
 	.p2align 4
 cusparseDgebsr2gebsc_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21152(%rip), %r11
+	movq cutap_front_hot+42304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37037,7 +37037,7 @@ cusparseDgebsr2gebsc_bufferSize:
 	.p2align 4
 cusparseDgebsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+21160(%rip), %r11
+	movq cutap_front_hot+42320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37051,7 +37051,7 @@ cusparseDgebsr2gebsr:
 	.p2align 4
 cusparseDgebsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21168(%rip), %r11
+	movq cutap_front_hot+42336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37065,7 +37065,7 @@ cusparseDgebsr2gebsr_bufferSize:
 	.p2align 4
 cusparseDgemmi:
 	.cfi_startproc
-	movq cutap_front_hot+21176(%rip), %r11
+	movq cutap_front_hot+42352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37079,7 +37079,7 @@ cusparseDgemmi:
 	.p2align 4
 cusparseDgemvi:
 	.cfi_startproc
-	movq cutap_front_hot+21184(%rip), %r11
+	movq cutap_front_hot+42368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37093,7 +37093,7 @@ cusparseDgemvi:
 	.p2align 4
 cusparseDgemvi_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21192(%rip), %r11
+	movq cutap_front_hot+42384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37107,7 +37107,7 @@ cusparseDgemvi_bufferSize:
 	.p2align 4
 cusparseDgpsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+21200(%rip), %r11
+	movq cutap_front_hot+42400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37121,7 +37121,7 @@ cusparseDgpsvInterleavedBatch:
 	.p2align 4
 cusparseDgpsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21208(%rip), %r11
+	movq cutap_front_hot+42416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37135,7 +37135,7 @@ cusparseDgpsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseDgthr:
 	.cfi_startproc
-	movq cutap_front_hot+21216(%rip), %r11
+	movq cutap_front_hot+42432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37149,7 +37149,7 @@ cusparseDgthr:
 	.p2align 4
 cusparseDgthrz:
 	.cfi_startproc
-	movq cutap_front_hot+21224(%rip), %r11
+	movq cutap_front_hot+42448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37163,7 +37163,7 @@ cusparseDgthrz:
 	.p2align 4
 cusparseDgtsv2:
 	.cfi_startproc
-	movq cutap_front_hot+21232(%rip), %r11
+	movq cutap_front_hot+42464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37177,7 +37177,7 @@ cusparseDgtsv2:
 	.p2align 4
 cusparseDgtsv2StridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+21240(%rip), %r11
+	movq cutap_front_hot+42480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37191,7 +37191,7 @@ cusparseDgtsv2StridedBatch:
 	.p2align 4
 cusparseDgtsv2StridedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21248(%rip), %r11
+	movq cutap_front_hot+42496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37205,7 +37205,7 @@ cusparseDgtsv2StridedBatch_bufferSizeExt:
 	.p2align 4
 cusparseDgtsv2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21256(%rip), %r11
+	movq cutap_front_hot+42512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37219,7 +37219,7 @@ cusparseDgtsv2_bufferSizeExt:
 	.p2align 4
 cusparseDgtsv2_nopivot:
 	.cfi_startproc
-	movq cutap_front_hot+21264(%rip), %r11
+	movq cutap_front_hot+42528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37233,7 +37233,7 @@ cusparseDgtsv2_nopivot:
 	.p2align 4
 cusparseDgtsv2_nopivot_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21272(%rip), %r11
+	movq cutap_front_hot+42544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37247,7 +37247,7 @@ cusparseDgtsv2_nopivot_bufferSizeExt:
 	.p2align 4
 cusparseDgtsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+21280(%rip), %r11
+	movq cutap_front_hot+42560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37261,7 +37261,7 @@ cusparseDgtsvInterleavedBatch:
 	.p2align 4
 cusparseDgtsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21288(%rip), %r11
+	movq cutap_front_hot+42576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37275,7 +37275,7 @@ cusparseDgtsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseDnMatGet:
 	.cfi_startproc
-	movq cutap_front_hot+21296(%rip), %r11
+	movq cutap_front_hot+42592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37289,7 +37289,7 @@ cusparseDnMatGet:
 	.p2align 4
 cusparseDnMatGetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+21304(%rip), %r11
+	movq cutap_front_hot+42608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37303,7 +37303,7 @@ cusparseDnMatGetStridedBatch:
 	.p2align 4
 cusparseDnMatGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+21312(%rip), %r11
+	movq cutap_front_hot+42624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37317,7 +37317,7 @@ cusparseDnMatGetValues:
 	.p2align 4
 cusparseDnMatSetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+21320(%rip), %r11
+	movq cutap_front_hot+42640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37331,7 +37331,7 @@ cusparseDnMatSetStridedBatch:
 	.p2align 4
 cusparseDnMatSetValues:
 	.cfi_startproc
-	movq cutap_front_hot+21328(%rip), %r11
+	movq cutap_front_hot+42656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37345,7 +37345,7 @@ cusparseDnMatSetValues:
 	.p2align 4
 cusparseDnVecGet:
 	.cfi_startproc
-	movq cutap_front_hot+21336(%rip), %r11
+	movq cutap_front_hot+42672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37359,7 +37359,7 @@ cusparseDnVecGet:
 	.p2align 4
 cusparseDnVecGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+21344(%rip), %r11
+	movq cutap_front_hot+42688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37373,7 +37373,7 @@ cusparseDnVecGetValues:
 	.p2align 4
 cusparseDnVecSetValues:
 	.cfi_startproc
-	movq cutap_front_hot+21352(%rip), %r11
+	movq cutap_front_hot+42704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37387,7 +37387,7 @@ cusparseDnVecSetValues:
 	.p2align 4
 cusparseDnnz:
 	.cfi_startproc
-	movq cutap_front_hot+21360(%rip), %r11
+	movq cutap_front_hot+42720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37401,7 +37401,7 @@ cusparseDnnz:
 	.p2align 4
 cusparseDnnz_compress:
 	.cfi_startproc
-	movq cutap_front_hot+21368(%rip), %r11
+	movq cutap_front_hot+42736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37415,7 +37415,7 @@ cusparseDnnz_compress:
 	.p2align 4
 cusparseDpruneCsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21376(%rip), %r11
+	movq cutap_front_hot+42752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37429,7 +37429,7 @@ cusparseDpruneCsr2csr:
 	.p2align 4
 cusparseDpruneCsr2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21384(%rip), %r11
+	movq cutap_front_hot+42768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37443,7 +37443,7 @@ cusparseDpruneCsr2csrByPercentage:
 	.p2align 4
 cusparseDpruneCsr2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21392(%rip), %r11
+	movq cutap_front_hot+42784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37457,7 +37457,7 @@ cusparseDpruneCsr2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseDpruneCsr2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+21400(%rip), %r11
+	movq cutap_front_hot+42800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37471,7 +37471,7 @@ cusparseDpruneCsr2csrNnz:
 	.p2align 4
 cusparseDpruneCsr2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21408(%rip), %r11
+	movq cutap_front_hot+42816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37485,7 +37485,7 @@ cusparseDpruneCsr2csrNnzByPercentage:
 	.p2align 4
 cusparseDpruneCsr2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21416(%rip), %r11
+	movq cutap_front_hot+42832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37499,7 +37499,7 @@ cusparseDpruneCsr2csr_bufferSizeExt:
 	.p2align 4
 cusparseDpruneDense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21424(%rip), %r11
+	movq cutap_front_hot+42848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37513,7 +37513,7 @@ cusparseDpruneDense2csr:
 	.p2align 4
 cusparseDpruneDense2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21432(%rip), %r11
+	movq cutap_front_hot+42864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37527,7 +37527,7 @@ cusparseDpruneDense2csrByPercentage:
 	.p2align 4
 cusparseDpruneDense2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21440(%rip), %r11
+	movq cutap_front_hot+42880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37541,7 +37541,7 @@ cusparseDpruneDense2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseDpruneDense2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+21448(%rip), %r11
+	movq cutap_front_hot+42896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37555,7 +37555,7 @@ cusparseDpruneDense2csrNnz:
 	.p2align 4
 cusparseDpruneDense2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21456(%rip), %r11
+	movq cutap_front_hot+42912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37569,7 +37569,7 @@ cusparseDpruneDense2csrNnzByPercentage:
 	.p2align 4
 cusparseDpruneDense2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21464(%rip), %r11
+	movq cutap_front_hot+42928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37583,7 +37583,7 @@ cusparseDpruneDense2csr_bufferSizeExt:
 	.p2align 4
 cusparseDroti:
 	.cfi_startproc
-	movq cutap_front_hot+21472(%rip), %r11
+	movq cutap_front_hot+42944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37597,7 +37597,7 @@ cusparseDroti:
 	.p2align 4
 cusparseDsctr:
 	.cfi_startproc
-	movq cutap_front_hot+21480(%rip), %r11
+	movq cutap_front_hot+42960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37611,7 +37611,7 @@ cusparseDsctr:
 	.p2align 4
 cusparseGather:
 	.cfi_startproc
-	movq cutap_front_hot+21488(%rip), %r11
+	movq cutap_front_hot+42976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37625,7 +37625,7 @@ cusparseGather:
 	.p2align 4
 cusparseGetErrorName:
 	.cfi_startproc
-	movq cutap_front_hot+21496(%rip), %r11
+	movq cutap_front_hot+42992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37639,7 +37639,7 @@ cusparseGetErrorName:
 	.p2align 4
 cusparseGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+21504(%rip), %r11
+	movq cutap_front_hot+43008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37653,7 +37653,7 @@ cusparseGetErrorString:
 	.p2align 4
 cusparseGetMatDiagType:
 	.cfi_startproc
-	movq cutap_front_hot+21512(%rip), %r11
+	movq cutap_front_hot+43024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37667,7 +37667,7 @@ cusparseGetMatDiagType:
 	.p2align 4
 cusparseGetMatFillMode:
 	.cfi_startproc
-	movq cutap_front_hot+21520(%rip), %r11
+	movq cutap_front_hot+43040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37681,7 +37681,7 @@ cusparseGetMatFillMode:
 	.p2align 4
 cusparseGetMatIndexBase:
 	.cfi_startproc
-	movq cutap_front_hot+21528(%rip), %r11
+	movq cutap_front_hot+43056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37695,7 +37695,7 @@ cusparseGetMatIndexBase:
 	.p2align 4
 cusparseGetMatType:
 	.cfi_startproc
-	movq cutap_front_hot+21536(%rip), %r11
+	movq cutap_front_hot+43072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37709,7 +37709,7 @@ cusparseGetMatType:
 	.p2align 4
 cusparseGetPointerMode:
 	.cfi_startproc
-	movq cutap_front_hot+21544(%rip), %r11
+	movq cutap_front_hot+43088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37723,7 +37723,7 @@ cusparseGetPointerMode:
 	.p2align 4
 cusparseGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+21552(%rip), %r11
+	movq cutap_front_hot+43104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37737,7 +37737,7 @@ cusparseGetProperty:
 	.p2align 4
 cusparseGetStream:
 	.cfi_startproc
-	movq cutap_front_hot+21560(%rip), %r11
+	movq cutap_front_hot+43120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37751,7 +37751,7 @@ cusparseGetStream:
 	.p2align 4
 cusparseGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+21568(%rip), %r11
+	movq cutap_front_hot+43136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37765,7 +37765,7 @@ cusparseGetVersion:
 	.p2align 4
 cusparseHpruneCsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21576(%rip), %r11
+	movq cutap_front_hot+43152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37779,7 +37779,7 @@ cusparseHpruneCsr2csr:
 	.p2align 4
 cusparseHpruneCsr2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21584(%rip), %r11
+	movq cutap_front_hot+43168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37793,7 +37793,7 @@ cusparseHpruneCsr2csrByPercentage:
 	.p2align 4
 cusparseHpruneCsr2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21592(%rip), %r11
+	movq cutap_front_hot+43184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37807,7 +37807,7 @@ cusparseHpruneCsr2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseHpruneCsr2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+21600(%rip), %r11
+	movq cutap_front_hot+43200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37821,7 +37821,7 @@ cusparseHpruneCsr2csrNnz:
 	.p2align 4
 cusparseHpruneCsr2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21608(%rip), %r11
+	movq cutap_front_hot+43216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37835,7 +37835,7 @@ cusparseHpruneCsr2csrNnzByPercentage:
 	.p2align 4
 cusparseHpruneCsr2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21616(%rip), %r11
+	movq cutap_front_hot+43232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37849,7 +37849,7 @@ cusparseHpruneCsr2csr_bufferSizeExt:
 	.p2align 4
 cusparseHpruneDense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21624(%rip), %r11
+	movq cutap_front_hot+43248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37863,7 +37863,7 @@ cusparseHpruneDense2csr:
 	.p2align 4
 cusparseHpruneDense2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21632(%rip), %r11
+	movq cutap_front_hot+43264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37877,7 +37877,7 @@ cusparseHpruneDense2csrByPercentage:
 	.p2align 4
 cusparseHpruneDense2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21640(%rip), %r11
+	movq cutap_front_hot+43280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37891,7 +37891,7 @@ cusparseHpruneDense2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseHpruneDense2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+21648(%rip), %r11
+	movq cutap_front_hot+43296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37905,7 +37905,7 @@ cusparseHpruneDense2csrNnz:
 	.p2align 4
 cusparseHpruneDense2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+21656(%rip), %r11
+	movq cutap_front_hot+43312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37919,7 +37919,7 @@ cusparseHpruneDense2csrNnzByPercentage:
 	.p2align 4
 cusparseHpruneDense2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21664(%rip), %r11
+	movq cutap_front_hot+43328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37933,7 +37933,7 @@ cusparseHpruneDense2csr_bufferSizeExt:
 	.p2align 4
 cusparseLoggerForceDisable:
 	.cfi_startproc
-	movq cutap_front_hot+21672(%rip), %r11
+	movq cutap_front_hot+43344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37947,7 +37947,7 @@ cusparseLoggerForceDisable:
 	.p2align 4
 cusparseLoggerOpenFile:
 	.cfi_startproc
-	movq cutap_front_hot+21680(%rip), %r11
+	movq cutap_front_hot+43360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37961,7 +37961,7 @@ cusparseLoggerOpenFile:
 	.p2align 4
 cusparseLoggerSetCallback:
 	.cfi_startproc
-	movq cutap_front_hot+21688(%rip), %r11
+	movq cutap_front_hot+43376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37975,7 +37975,7 @@ cusparseLoggerSetCallback:
 	.p2align 4
 cusparseLoggerSetFile:
 	.cfi_startproc
-	movq cutap_front_hot+21696(%rip), %r11
+	movq cutap_front_hot+43392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -37989,7 +37989,7 @@ cusparseLoggerSetFile:
 	.p2align 4
 cusparseLoggerSetLevel:
 	.cfi_startproc
-	movq cutap_front_hot+21704(%rip), %r11
+	movq cutap_front_hot+43408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38003,7 +38003,7 @@ cusparseLoggerSetLevel:
 	.p2align 4
 cusparseLoggerSetMask:
 	.cfi_startproc
-	movq cutap_front_hot+21712(%rip), %r11
+	movq cutap_front_hot+43424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38017,7 +38017,7 @@ cusparseLoggerSetMask:
 	.p2align 4
 cusparseRot:
 	.cfi_startproc
-	movq cutap_front_hot+21720(%rip), %r11
+	movq cutap_front_hot+43440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38031,7 +38031,7 @@ cusparseRot:
 	.p2align 4
 cusparseSDDMM:
 	.cfi_startproc
-	movq cutap_front_hot+21728(%rip), %r11
+	movq cutap_front_hot+43456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38045,7 +38045,7 @@ cusparseSDDMM:
 	.p2align 4
 cusparseSDDMM_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21736(%rip), %r11
+	movq cutap_front_hot+43472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38059,7 +38059,7 @@ cusparseSDDMM_bufferSize:
 	.p2align 4
 cusparseSDDMM_preprocess:
 	.cfi_startproc
-	movq cutap_front_hot+21744(%rip), %r11
+	movq cutap_front_hot+43488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38073,7 +38073,7 @@ cusparseSDDMM_preprocess:
 	.p2align 4
 cusparseSaxpyi:
 	.cfi_startproc
-	movq cutap_front_hot+21752(%rip), %r11
+	movq cutap_front_hot+43504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38087,7 +38087,7 @@ cusparseSaxpyi:
 	.p2align 4
 cusparseSbsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+21760(%rip), %r11
+	movq cutap_front_hot+43520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38101,7 +38101,7 @@ cusparseSbsr2csr:
 	.p2align 4
 cusparseSbsric02:
 	.cfi_startproc
-	movq cutap_front_hot+21768(%rip), %r11
+	movq cutap_front_hot+43536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38115,7 +38115,7 @@ cusparseSbsric02:
 	.p2align 4
 cusparseSbsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+21776(%rip), %r11
+	movq cutap_front_hot+43552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38129,7 +38129,7 @@ cusparseSbsric02_analysis:
 	.p2align 4
 cusparseSbsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21784(%rip), %r11
+	movq cutap_front_hot+43568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38143,7 +38143,7 @@ cusparseSbsric02_bufferSize:
 	.p2align 4
 cusparseSbsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+21792(%rip), %r11
+	movq cutap_front_hot+43584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38157,7 +38157,7 @@ cusparseSbsrilu02:
 	.p2align 4
 cusparseSbsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+21800(%rip), %r11
+	movq cutap_front_hot+43600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38171,7 +38171,7 @@ cusparseSbsrilu02_analysis:
 	.p2align 4
 cusparseSbsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21808(%rip), %r11
+	movq cutap_front_hot+43616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38185,7 +38185,7 @@ cusparseSbsrilu02_bufferSize:
 	.p2align 4
 cusparseSbsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+21816(%rip), %r11
+	movq cutap_front_hot+43632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38199,7 +38199,7 @@ cusparseSbsrilu02_numericBoost:
 	.p2align 4
 cusparseSbsrmm:
 	.cfi_startproc
-	movq cutap_front_hot+21824(%rip), %r11
+	movq cutap_front_hot+43648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38213,7 +38213,7 @@ cusparseSbsrmm:
 	.p2align 4
 cusparseSbsrmv:
 	.cfi_startproc
-	movq cutap_front_hot+21832(%rip), %r11
+	movq cutap_front_hot+43664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38227,7 +38227,7 @@ cusparseSbsrmv:
 	.p2align 4
 cusparseSbsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+21840(%rip), %r11
+	movq cutap_front_hot+43680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38241,7 +38241,7 @@ cusparseSbsrsm2_analysis:
 	.p2align 4
 cusparseSbsrsm2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21848(%rip), %r11
+	movq cutap_front_hot+43696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38255,7 +38255,7 @@ cusparseSbsrsm2_bufferSize:
 	.p2align 4
 cusparseSbsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+21856(%rip), %r11
+	movq cutap_front_hot+43712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38269,7 +38269,7 @@ cusparseSbsrsm2_solve:
 	.p2align 4
 cusparseSbsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+21864(%rip), %r11
+	movq cutap_front_hot+43728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38283,7 +38283,7 @@ cusparseSbsrsv2_analysis:
 	.p2align 4
 cusparseSbsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21872(%rip), %r11
+	movq cutap_front_hot+43744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38297,7 +38297,7 @@ cusparseSbsrsv2_bufferSize:
 	.p2align 4
 cusparseSbsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+21880(%rip), %r11
+	movq cutap_front_hot+43760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38311,7 +38311,7 @@ cusparseSbsrsv2_solve:
 	.p2align 4
 cusparseSbsrxmv:
 	.cfi_startproc
-	movq cutap_front_hot+21888(%rip), %r11
+	movq cutap_front_hot+43776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38325,7 +38325,7 @@ cusparseSbsrxmv:
 	.p2align 4
 cusparseScatter:
 	.cfi_startproc
-	movq cutap_front_hot+21896(%rip), %r11
+	movq cutap_front_hot+43792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38339,7 +38339,7 @@ cusparseScatter:
 	.p2align 4
 cusparseScsc2dense:
 	.cfi_startproc
-	movq cutap_front_hot+21904(%rip), %r11
+	movq cutap_front_hot+43808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38353,7 +38353,7 @@ cusparseScsc2dense:
 	.p2align 4
 cusparseScsr2bsr:
 	.cfi_startproc
-	movq cutap_front_hot+21912(%rip), %r11
+	movq cutap_front_hot+43824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38367,7 +38367,7 @@ cusparseScsr2bsr:
 	.p2align 4
 cusparseScsr2csr_compress:
 	.cfi_startproc
-	movq cutap_front_hot+21920(%rip), %r11
+	movq cutap_front_hot+43840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38381,7 +38381,7 @@ cusparseScsr2csr_compress:
 	.p2align 4
 cusparseScsr2csru:
 	.cfi_startproc
-	movq cutap_front_hot+21928(%rip), %r11
+	movq cutap_front_hot+43856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38395,7 +38395,7 @@ cusparseScsr2csru:
 	.p2align 4
 cusparseScsr2dense:
 	.cfi_startproc
-	movq cutap_front_hot+21936(%rip), %r11
+	movq cutap_front_hot+43872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38409,7 +38409,7 @@ cusparseScsr2dense:
 	.p2align 4
 cusparseScsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+21944(%rip), %r11
+	movq cutap_front_hot+43888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38423,7 +38423,7 @@ cusparseScsr2gebsr:
 	.p2align 4
 cusparseScsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+21952(%rip), %r11
+	movq cutap_front_hot+43904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38437,7 +38437,7 @@ cusparseScsr2gebsr_bufferSize:
 	.p2align 4
 cusparseScsrcolor:
 	.cfi_startproc
-	movq cutap_front_hot+21960(%rip), %r11
+	movq cutap_front_hot+43920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38451,7 +38451,7 @@ cusparseScsrcolor:
 	.p2align 4
 cusparseScsrgeam2:
 	.cfi_startproc
-	movq cutap_front_hot+21968(%rip), %r11
+	movq cutap_front_hot+43936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38465,7 +38465,7 @@ cusparseScsrgeam2:
 	.p2align 4
 cusparseScsrgeam2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21976(%rip), %r11
+	movq cutap_front_hot+43952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38479,7 +38479,7 @@ cusparseScsrgeam2_bufferSizeExt:
 	.p2align 4
 cusparseScsrgemm2:
 	.cfi_startproc
-	movq cutap_front_hot+21984(%rip), %r11
+	movq cutap_front_hot+43968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38493,7 +38493,7 @@ cusparseScsrgemm2:
 	.p2align 4
 cusparseScsrgemm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+21992(%rip), %r11
+	movq cutap_front_hot+43984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38507,7 +38507,7 @@ cusparseScsrgemm2_bufferSizeExt:
 	.p2align 4
 cusparseScsric02:
 	.cfi_startproc
-	movq cutap_front_hot+22000(%rip), %r11
+	movq cutap_front_hot+44000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38521,7 +38521,7 @@ cusparseScsric02:
 	.p2align 4
 cusparseScsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22008(%rip), %r11
+	movq cutap_front_hot+44016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38535,7 +38535,7 @@ cusparseScsric02_analysis:
 	.p2align 4
 cusparseScsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22016(%rip), %r11
+	movq cutap_front_hot+44032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38549,7 +38549,7 @@ cusparseScsric02_bufferSize:
 	.p2align 4
 cusparseScsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+22024(%rip), %r11
+	movq cutap_front_hot+44048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38563,7 +38563,7 @@ cusparseScsrilu02:
 	.p2align 4
 cusparseScsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22032(%rip), %r11
+	movq cutap_front_hot+44064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38577,7 +38577,7 @@ cusparseScsrilu02_analysis:
 	.p2align 4
 cusparseScsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22040(%rip), %r11
+	movq cutap_front_hot+44080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38591,7 +38591,7 @@ cusparseScsrilu02_bufferSize:
 	.p2align 4
 cusparseScsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+22048(%rip), %r11
+	movq cutap_front_hot+44096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38605,7 +38605,7 @@ cusparseScsrilu02_numericBoost:
 	.p2align 4
 cusparseScsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22056(%rip), %r11
+	movq cutap_front_hot+44112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38619,7 +38619,7 @@ cusparseScsrsm2_analysis:
 	.p2align 4
 cusparseScsrsm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22064(%rip), %r11
+	movq cutap_front_hot+44128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38633,7 +38633,7 @@ cusparseScsrsm2_bufferSizeExt:
 	.p2align 4
 cusparseScsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+22072(%rip), %r11
+	movq cutap_front_hot+44144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38647,7 +38647,7 @@ cusparseScsrsm2_solve:
 	.p2align 4
 cusparseScsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22080(%rip), %r11
+	movq cutap_front_hot+44160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38661,7 +38661,7 @@ cusparseScsrsv2_analysis:
 	.p2align 4
 cusparseScsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22088(%rip), %r11
+	movq cutap_front_hot+44176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38675,7 +38675,7 @@ cusparseScsrsv2_bufferSize:
 	.p2align 4
 cusparseScsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+22096(%rip), %r11
+	movq cutap_front_hot+44192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38689,7 +38689,7 @@ cusparseScsrsv2_solve:
 	.p2align 4
 cusparseScsru2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22104(%rip), %r11
+	movq cutap_front_hot+44208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38703,7 +38703,7 @@ cusparseScsru2csr:
 	.p2align 4
 cusparseScsru2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22112(%rip), %r11
+	movq cutap_front_hot+44224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38717,7 +38717,7 @@ cusparseScsru2csr_bufferSizeExt:
 	.p2align 4
 cusparseSdense2csc:
 	.cfi_startproc
-	movq cutap_front_hot+22120(%rip), %r11
+	movq cutap_front_hot+44240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38731,7 +38731,7 @@ cusparseSdense2csc:
 	.p2align 4
 cusparseSdense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22128(%rip), %r11
+	movq cutap_front_hot+44256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38745,7 +38745,7 @@ cusparseSdense2csr:
 	.p2align 4
 cusparseSetMatDiagType:
 	.cfi_startproc
-	movq cutap_front_hot+22136(%rip), %r11
+	movq cutap_front_hot+44272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38759,7 +38759,7 @@ cusparseSetMatDiagType:
 	.p2align 4
 cusparseSetMatFillMode:
 	.cfi_startproc
-	movq cutap_front_hot+22144(%rip), %r11
+	movq cutap_front_hot+44288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38773,7 +38773,7 @@ cusparseSetMatFillMode:
 	.p2align 4
 cusparseSetMatIndexBase:
 	.cfi_startproc
-	movq cutap_front_hot+22152(%rip), %r11
+	movq cutap_front_hot+44304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38787,7 +38787,7 @@ cusparseSetMatIndexBase:
 	.p2align 4
 cusparseSetMatType:
 	.cfi_startproc
-	movq cutap_front_hot+22160(%rip), %r11
+	movq cutap_front_hot+44320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38801,7 +38801,7 @@ cusparseSetMatType:
 	.p2align 4
 cusparseSetPointerMode:
 	.cfi_startproc
-	movq cutap_front_hot+22168(%rip), %r11
+	movq cutap_front_hot+44336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38815,7 +38815,7 @@ cusparseSetPointerMode:
 	.p2align 4
 cusparseSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+22176(%rip), %r11
+	movq cutap_front_hot+44352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38829,7 +38829,7 @@ cusparseSetStream:
 	.p2align 4
 cusparseSgebsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22184(%rip), %r11
+	movq cutap_front_hot+44368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38843,7 +38843,7 @@ cusparseSgebsr2csr:
 	.p2align 4
 cusparseSgebsr2gebsc:
 	.cfi_startproc
-	movq cutap_front_hot+22192(%rip), %r11
+	movq cutap_front_hot+44384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38857,7 +38857,7 @@ cusparseSgebsr2gebsc:
 	.p2align 4
 cusparseSgebsr2gebsc_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22200(%rip), %r11
+	movq cutap_front_hot+44400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38871,7 +38871,7 @@ cusparseSgebsr2gebsc_bufferSize:
 	.p2align 4
 cusparseSgebsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+22208(%rip), %r11
+	movq cutap_front_hot+44416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38885,7 +38885,7 @@ cusparseSgebsr2gebsr:
 	.p2align 4
 cusparseSgebsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22216(%rip), %r11
+	movq cutap_front_hot+44432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38899,7 +38899,7 @@ cusparseSgebsr2gebsr_bufferSize:
 	.p2align 4
 cusparseSgemmi:
 	.cfi_startproc
-	movq cutap_front_hot+22224(%rip), %r11
+	movq cutap_front_hot+44448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38913,7 +38913,7 @@ cusparseSgemmi:
 	.p2align 4
 cusparseSgemvi:
 	.cfi_startproc
-	movq cutap_front_hot+22232(%rip), %r11
+	movq cutap_front_hot+44464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38927,7 +38927,7 @@ cusparseSgemvi:
 	.p2align 4
 cusparseSgemvi_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22240(%rip), %r11
+	movq cutap_front_hot+44480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38941,7 +38941,7 @@ cusparseSgemvi_bufferSize:
 	.p2align 4
 cusparseSgpsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+22248(%rip), %r11
+	movq cutap_front_hot+44496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38955,7 +38955,7 @@ cusparseSgpsvInterleavedBatch:
 	.p2align 4
 cusparseSgpsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22256(%rip), %r11
+	movq cutap_front_hot+44512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38969,7 +38969,7 @@ cusparseSgpsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseSgthr:
 	.cfi_startproc
-	movq cutap_front_hot+22264(%rip), %r11
+	movq cutap_front_hot+44528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38983,7 +38983,7 @@ cusparseSgthr:
 	.p2align 4
 cusparseSgthrz:
 	.cfi_startproc
-	movq cutap_front_hot+22272(%rip), %r11
+	movq cutap_front_hot+44544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -38997,7 +38997,7 @@ cusparseSgthrz:
 	.p2align 4
 cusparseSgtsv2:
 	.cfi_startproc
-	movq cutap_front_hot+22280(%rip), %r11
+	movq cutap_front_hot+44560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39011,7 +39011,7 @@ cusparseSgtsv2:
 	.p2align 4
 cusparseSgtsv2StridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+22288(%rip), %r11
+	movq cutap_front_hot+44576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39025,7 +39025,7 @@ cusparseSgtsv2StridedBatch:
 	.p2align 4
 cusparseSgtsv2StridedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22296(%rip), %r11
+	movq cutap_front_hot+44592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39039,7 +39039,7 @@ cusparseSgtsv2StridedBatch_bufferSizeExt:
 	.p2align 4
 cusparseSgtsv2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22304(%rip), %r11
+	movq cutap_front_hot+44608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39053,7 +39053,7 @@ cusparseSgtsv2_bufferSizeExt:
 	.p2align 4
 cusparseSgtsv2_nopivot:
 	.cfi_startproc
-	movq cutap_front_hot+22312(%rip), %r11
+	movq cutap_front_hot+44624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39067,7 +39067,7 @@ cusparseSgtsv2_nopivot:
 	.p2align 4
 cusparseSgtsv2_nopivot_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22320(%rip), %r11
+	movq cutap_front_hot+44640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39081,7 +39081,7 @@ cusparseSgtsv2_nopivot_bufferSizeExt:
 	.p2align 4
 cusparseSgtsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+22328(%rip), %r11
+	movq cutap_front_hot+44656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39095,7 +39095,7 @@ cusparseSgtsvInterleavedBatch:
 	.p2align 4
 cusparseSgtsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22336(%rip), %r11
+	movq cutap_front_hot+44672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39109,7 +39109,7 @@ cusparseSgtsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseSnnz:
 	.cfi_startproc
-	movq cutap_front_hot+22344(%rip), %r11
+	movq cutap_front_hot+44688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39123,7 +39123,7 @@ cusparseSnnz:
 	.p2align 4
 cusparseSnnz_compress:
 	.cfi_startproc
-	movq cutap_front_hot+22352(%rip), %r11
+	movq cutap_front_hot+44704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39137,7 +39137,7 @@ cusparseSnnz_compress:
 	.p2align 4
 cusparseSpGEMM_compute:
 	.cfi_startproc
-	movq cutap_front_hot+22360(%rip), %r11
+	movq cutap_front_hot+44720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39151,7 +39151,7 @@ cusparseSpGEMM_compute:
 	.p2align 4
 cusparseSpGEMM_copy:
 	.cfi_startproc
-	movq cutap_front_hot+22368(%rip), %r11
+	movq cutap_front_hot+44736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39165,7 +39165,7 @@ cusparseSpGEMM_copy:
 	.p2align 4
 cusparseSpGEMM_createDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22376(%rip), %r11
+	movq cutap_front_hot+44752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39179,7 +39179,7 @@ cusparseSpGEMM_createDescr:
 	.p2align 4
 cusparseSpGEMM_destroyDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22384(%rip), %r11
+	movq cutap_front_hot+44768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39193,7 +39193,7 @@ cusparseSpGEMM_destroyDescr:
 	.p2align 4
 cusparseSpGEMM_estimateMemory:
 	.cfi_startproc
-	movq cutap_front_hot+22392(%rip), %r11
+	movq cutap_front_hot+44784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39207,7 +39207,7 @@ cusparseSpGEMM_estimateMemory:
 	.p2align 4
 cusparseSpGEMM_getNumProducts:
 	.cfi_startproc
-	movq cutap_front_hot+22400(%rip), %r11
+	movq cutap_front_hot+44800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39221,7 +39221,7 @@ cusparseSpGEMM_getNumProducts:
 	.p2align 4
 cusparseSpGEMM_workEstimation:
 	.cfi_startproc
-	movq cutap_front_hot+22408(%rip), %r11
+	movq cutap_front_hot+44816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39235,7 +39235,7 @@ cusparseSpGEMM_workEstimation:
 	.p2align 4
 cusparseSpGEMMreuse_compute:
 	.cfi_startproc
-	movq cutap_front_hot+22416(%rip), %r11
+	movq cutap_front_hot+44832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39249,7 +39249,7 @@ cusparseSpGEMMreuse_compute:
 	.p2align 4
 cusparseSpGEMMreuse_copy:
 	.cfi_startproc
-	movq cutap_front_hot+22424(%rip), %r11
+	movq cutap_front_hot+44848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39263,7 +39263,7 @@ cusparseSpGEMMreuse_copy:
 	.p2align 4
 cusparseSpGEMMreuse_nnz:
 	.cfi_startproc
-	movq cutap_front_hot+22432(%rip), %r11
+	movq cutap_front_hot+44864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39277,7 +39277,7 @@ cusparseSpGEMMreuse_nnz:
 	.p2align 4
 cusparseSpGEMMreuse_workEstimation:
 	.cfi_startproc
-	movq cutap_front_hot+22440(%rip), %r11
+	movq cutap_front_hot+44880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39291,7 +39291,7 @@ cusparseSpGEMMreuse_workEstimation:
 	.p2align 4
 cusparseSpMM:
 	.cfi_startproc
-	movq cutap_front_hot+22448(%rip), %r11
+	movq cutap_front_hot+44896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39305,7 +39305,7 @@ cusparseSpMM:
 	.p2align 4
 cusparseSpMMOp:
 	.cfi_startproc
-	movq cutap_front_hot+22456(%rip), %r11
+	movq cutap_front_hot+44912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39319,7 +39319,7 @@ cusparseSpMMOp:
 	.p2align 4
 cusparseSpMMOp_createPlan:
 	.cfi_startproc
-	movq cutap_front_hot+22464(%rip), %r11
+	movq cutap_front_hot+44928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39333,7 +39333,7 @@ cusparseSpMMOp_createPlan:
 	.p2align 4
 cusparseSpMMOp_destroyPlan:
 	.cfi_startproc
-	movq cutap_front_hot+22472(%rip), %r11
+	movq cutap_front_hot+44944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39347,7 +39347,7 @@ cusparseSpMMOp_destroyPlan:
 	.p2align 4
 cusparseSpMM_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22480(%rip), %r11
+	movq cutap_front_hot+44960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39361,7 +39361,7 @@ cusparseSpMM_bufferSize:
 	.p2align 4
 cusparseSpMM_preprocess:
 	.cfi_startproc
-	movq cutap_front_hot+22488(%rip), %r11
+	movq cutap_front_hot+44976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39375,7 +39375,7 @@ cusparseSpMM_preprocess:
 	.p2align 4
 cusparseSpMV:
 	.cfi_startproc
-	movq cutap_front_hot+22496(%rip), %r11
+	movq cutap_front_hot+44992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39389,7 +39389,7 @@ cusparseSpMV:
 	.p2align 4
 cusparseSpMV_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22504(%rip), %r11
+	movq cutap_front_hot+45008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39403,7 +39403,7 @@ cusparseSpMV_bufferSize:
 	.p2align 4
 cusparseSpMV_preprocess:
 	.cfi_startproc
-	movq cutap_front_hot+22512(%rip), %r11
+	movq cutap_front_hot+45024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39417,7 +39417,7 @@ cusparseSpMV_preprocess:
 	.p2align 4
 cusparseSpMatGetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+22520(%rip), %r11
+	movq cutap_front_hot+45040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39431,7 +39431,7 @@ cusparseSpMatGetAttribute:
 	.p2align 4
 cusparseSpMatGetFormat:
 	.cfi_startproc
-	movq cutap_front_hot+22528(%rip), %r11
+	movq cutap_front_hot+45056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39445,7 +39445,7 @@ cusparseSpMatGetFormat:
 	.p2align 4
 cusparseSpMatGetIndexBase:
 	.cfi_startproc
-	movq cutap_front_hot+22536(%rip), %r11
+	movq cutap_front_hot+45072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39459,7 +39459,7 @@ cusparseSpMatGetIndexBase:
 	.p2align 4
 cusparseSpMatGetSize:
 	.cfi_startproc
-	movq cutap_front_hot+22544(%rip), %r11
+	movq cutap_front_hot+45088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39473,7 +39473,7 @@ cusparseSpMatGetSize:
 	.p2align 4
 cusparseSpMatGetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+22552(%rip), %r11
+	movq cutap_front_hot+45104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39487,7 +39487,7 @@ cusparseSpMatGetStridedBatch:
 	.p2align 4
 cusparseSpMatGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+22560(%rip), %r11
+	movq cutap_front_hot+45120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39501,7 +39501,7 @@ cusparseSpMatGetValues:
 	.p2align 4
 cusparseSpMatSetAttribute:
 	.cfi_startproc
-	movq cutap_front_hot+22568(%rip), %r11
+	movq cutap_front_hot+45136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39515,7 +39515,7 @@ cusparseSpMatSetAttribute:
 	.p2align 4
 cusparseSpMatSetStridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+22576(%rip), %r11
+	movq cutap_front_hot+45152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39529,7 +39529,7 @@ cusparseSpMatSetStridedBatch:
 	.p2align 4
 cusparseSpMatSetValues:
 	.cfi_startproc
-	movq cutap_front_hot+22584(%rip), %r11
+	movq cutap_front_hot+45168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39543,7 +39543,7 @@ cusparseSpMatSetValues:
 	.p2align 4
 cusparseSpSM_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22592(%rip), %r11
+	movq cutap_front_hot+45184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39557,7 +39557,7 @@ cusparseSpSM_analysis:
 	.p2align 4
 cusparseSpSM_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22600(%rip), %r11
+	movq cutap_front_hot+45200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39571,7 +39571,7 @@ cusparseSpSM_bufferSize:
 	.p2align 4
 cusparseSpSM_createDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22608(%rip), %r11
+	movq cutap_front_hot+45216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39585,7 +39585,7 @@ cusparseSpSM_createDescr:
 	.p2align 4
 cusparseSpSM_destroyDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22616(%rip), %r11
+	movq cutap_front_hot+45232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39599,7 +39599,7 @@ cusparseSpSM_destroyDescr:
 	.p2align 4
 cusparseSpSM_solve:
 	.cfi_startproc
-	movq cutap_front_hot+22624(%rip), %r11
+	movq cutap_front_hot+45248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39613,7 +39613,7 @@ cusparseSpSM_solve:
 	.p2align 4
 cusparseSpSM_updateMatrix:
 	.cfi_startproc
-	movq cutap_front_hot+22632(%rip), %r11
+	movq cutap_front_hot+45264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39627,7 +39627,7 @@ cusparseSpSM_updateMatrix:
 	.p2align 4
 cusparseSpSV_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+22640(%rip), %r11
+	movq cutap_front_hot+45280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39641,7 +39641,7 @@ cusparseSpSV_analysis:
 	.p2align 4
 cusparseSpSV_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22648(%rip), %r11
+	movq cutap_front_hot+45296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39655,7 +39655,7 @@ cusparseSpSV_bufferSize:
 	.p2align 4
 cusparseSpSV_createDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22656(%rip), %r11
+	movq cutap_front_hot+45312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39669,7 +39669,7 @@ cusparseSpSV_createDescr:
 	.p2align 4
 cusparseSpSV_destroyDescr:
 	.cfi_startproc
-	movq cutap_front_hot+22664(%rip), %r11
+	movq cutap_front_hot+45328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39683,7 +39683,7 @@ cusparseSpSV_destroyDescr:
 	.p2align 4
 cusparseSpSV_solve:
 	.cfi_startproc
-	movq cutap_front_hot+22672(%rip), %r11
+	movq cutap_front_hot+45344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39697,7 +39697,7 @@ cusparseSpSV_solve:
 	.p2align 4
 cusparseSpSV_updateMatrix:
 	.cfi_startproc
-	movq cutap_front_hot+22680(%rip), %r11
+	movq cutap_front_hot+45360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39711,7 +39711,7 @@ cusparseSpSV_updateMatrix:
 	.p2align 4
 cusparseSpVV:
 	.cfi_startproc
-	movq cutap_front_hot+22688(%rip), %r11
+	movq cutap_front_hot+45376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39725,7 +39725,7 @@ cusparseSpVV:
 	.p2align 4
 cusparseSpVV_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22696(%rip), %r11
+	movq cutap_front_hot+45392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39739,7 +39739,7 @@ cusparseSpVV_bufferSize:
 	.p2align 4
 cusparseSpVecGet:
 	.cfi_startproc
-	movq cutap_front_hot+22704(%rip), %r11
+	movq cutap_front_hot+45408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39753,7 +39753,7 @@ cusparseSpVecGet:
 	.p2align 4
 cusparseSpVecGetIndexBase:
 	.cfi_startproc
-	movq cutap_front_hot+22712(%rip), %r11
+	movq cutap_front_hot+45424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39767,7 +39767,7 @@ cusparseSpVecGetIndexBase:
 	.p2align 4
 cusparseSpVecGetValues:
 	.cfi_startproc
-	movq cutap_front_hot+22720(%rip), %r11
+	movq cutap_front_hot+45440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39781,7 +39781,7 @@ cusparseSpVecGetValues:
 	.p2align 4
 cusparseSpVecSetValues:
 	.cfi_startproc
-	movq cutap_front_hot+22728(%rip), %r11
+	movq cutap_front_hot+45456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39795,7 +39795,7 @@ cusparseSpVecSetValues:
 	.p2align 4
 cusparseSparseToDense:
 	.cfi_startproc
-	movq cutap_front_hot+22736(%rip), %r11
+	movq cutap_front_hot+45472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39809,7 +39809,7 @@ cusparseSparseToDense:
 	.p2align 4
 cusparseSparseToDense_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+22744(%rip), %r11
+	movq cutap_front_hot+45488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39823,7 +39823,7 @@ cusparseSparseToDense_bufferSize:
 	.p2align 4
 cusparseSpruneCsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22752(%rip), %r11
+	movq cutap_front_hot+45504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39837,7 +39837,7 @@ cusparseSpruneCsr2csr:
 	.p2align 4
 cusparseSpruneCsr2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+22760(%rip), %r11
+	movq cutap_front_hot+45520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39851,7 +39851,7 @@ cusparseSpruneCsr2csrByPercentage:
 	.p2align 4
 cusparseSpruneCsr2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22768(%rip), %r11
+	movq cutap_front_hot+45536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39865,7 +39865,7 @@ cusparseSpruneCsr2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseSpruneCsr2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+22776(%rip), %r11
+	movq cutap_front_hot+45552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39879,7 +39879,7 @@ cusparseSpruneCsr2csrNnz:
 	.p2align 4
 cusparseSpruneCsr2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+22784(%rip), %r11
+	movq cutap_front_hot+45568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39893,7 +39893,7 @@ cusparseSpruneCsr2csrNnzByPercentage:
 	.p2align 4
 cusparseSpruneCsr2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22792(%rip), %r11
+	movq cutap_front_hot+45584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39907,7 +39907,7 @@ cusparseSpruneCsr2csr_bufferSizeExt:
 	.p2align 4
 cusparseSpruneDense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22800(%rip), %r11
+	movq cutap_front_hot+45600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39921,7 +39921,7 @@ cusparseSpruneDense2csr:
 	.p2align 4
 cusparseSpruneDense2csrByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+22808(%rip), %r11
+	movq cutap_front_hot+45616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39935,7 +39935,7 @@ cusparseSpruneDense2csrByPercentage:
 	.p2align 4
 cusparseSpruneDense2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22816(%rip), %r11
+	movq cutap_front_hot+45632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39949,7 +39949,7 @@ cusparseSpruneDense2csrByPercentage_bufferSizeExt:
 	.p2align 4
 cusparseSpruneDense2csrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+22824(%rip), %r11
+	movq cutap_front_hot+45648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39963,7 +39963,7 @@ cusparseSpruneDense2csrNnz:
 	.p2align 4
 cusparseSpruneDense2csrNnzByPercentage:
 	.cfi_startproc
-	movq cutap_front_hot+22832(%rip), %r11
+	movq cutap_front_hot+45664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39977,7 +39977,7 @@ cusparseSpruneDense2csrNnzByPercentage:
 	.p2align 4
 cusparseSpruneDense2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22840(%rip), %r11
+	movq cutap_front_hot+45680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -39991,7 +39991,7 @@ cusparseSpruneDense2csr_bufferSizeExt:
 	.p2align 4
 cusparseSroti:
 	.cfi_startproc
-	movq cutap_front_hot+22848(%rip), %r11
+	movq cutap_front_hot+45696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40005,7 +40005,7 @@ cusparseSroti:
 	.p2align 4
 cusparseSsctr:
 	.cfi_startproc
-	movq cutap_front_hot+22856(%rip), %r11
+	movq cutap_front_hot+45712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40019,7 +40019,7 @@ cusparseSsctr:
 	.p2align 4
 cusparseXbsric02_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22864(%rip), %r11
+	movq cutap_front_hot+45728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40033,7 +40033,7 @@ cusparseXbsric02_zeroPivot:
 	.p2align 4
 cusparseXbsrilu02_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22872(%rip), %r11
+	movq cutap_front_hot+45744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40047,7 +40047,7 @@ cusparseXbsrilu02_zeroPivot:
 	.p2align 4
 cusparseXbsrsm2_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22880(%rip), %r11
+	movq cutap_front_hot+45760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40061,7 +40061,7 @@ cusparseXbsrsm2_zeroPivot:
 	.p2align 4
 cusparseXbsrsv2_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22888(%rip), %r11
+	movq cutap_front_hot+45776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40075,7 +40075,7 @@ cusparseXbsrsv2_zeroPivot:
 	.p2align 4
 cusparseXcoo2csr:
 	.cfi_startproc
-	movq cutap_front_hot+22896(%rip), %r11
+	movq cutap_front_hot+45792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40089,7 +40089,7 @@ cusparseXcoo2csr:
 	.p2align 4
 cusparseXcoosortByColumn:
 	.cfi_startproc
-	movq cutap_front_hot+22904(%rip), %r11
+	movq cutap_front_hot+45808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40103,7 +40103,7 @@ cusparseXcoosortByColumn:
 	.p2align 4
 cusparseXcoosortByRow:
 	.cfi_startproc
-	movq cutap_front_hot+22912(%rip), %r11
+	movq cutap_front_hot+45824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40117,7 +40117,7 @@ cusparseXcoosortByRow:
 	.p2align 4
 cusparseXcoosort_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22920(%rip), %r11
+	movq cutap_front_hot+45840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40131,7 +40131,7 @@ cusparseXcoosort_bufferSizeExt:
 	.p2align 4
 cusparseXcscsort:
 	.cfi_startproc
-	movq cutap_front_hot+22928(%rip), %r11
+	movq cutap_front_hot+45856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40145,7 +40145,7 @@ cusparseXcscsort:
 	.p2align 4
 cusparseXcscsort_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+22936(%rip), %r11
+	movq cutap_front_hot+45872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40159,7 +40159,7 @@ cusparseXcscsort_bufferSizeExt:
 	.p2align 4
 cusparseXcsr2bsrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+22944(%rip), %r11
+	movq cutap_front_hot+45888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40173,7 +40173,7 @@ cusparseXcsr2bsrNnz:
 	.p2align 4
 cusparseXcsr2coo:
 	.cfi_startproc
-	movq cutap_front_hot+22952(%rip), %r11
+	movq cutap_front_hot+45904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40187,7 +40187,7 @@ cusparseXcsr2coo:
 	.p2align 4
 cusparseXcsr2gebsrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+22960(%rip), %r11
+	movq cutap_front_hot+45920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40201,7 +40201,7 @@ cusparseXcsr2gebsrNnz:
 	.p2align 4
 cusparseXcsrgeam2Nnz:
 	.cfi_startproc
-	movq cutap_front_hot+22968(%rip), %r11
+	movq cutap_front_hot+45936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40215,7 +40215,7 @@ cusparseXcsrgeam2Nnz:
 	.p2align 4
 cusparseXcsrgemm2Nnz:
 	.cfi_startproc
-	movq cutap_front_hot+22976(%rip), %r11
+	movq cutap_front_hot+45952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40229,7 +40229,7 @@ cusparseXcsrgemm2Nnz:
 	.p2align 4
 cusparseXcsric02_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22984(%rip), %r11
+	movq cutap_front_hot+45968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40243,7 +40243,7 @@ cusparseXcsric02_zeroPivot:
 	.p2align 4
 cusparseXcsrilu02_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+22992(%rip), %r11
+	movq cutap_front_hot+45984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40257,7 +40257,7 @@ cusparseXcsrilu02_zeroPivot:
 	.p2align 4
 cusparseXcsrsm2_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+23000(%rip), %r11
+	movq cutap_front_hot+46000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40271,7 +40271,7 @@ cusparseXcsrsm2_zeroPivot:
 	.p2align 4
 cusparseXcsrsort:
 	.cfi_startproc
-	movq cutap_front_hot+23008(%rip), %r11
+	movq cutap_front_hot+46016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40285,7 +40285,7 @@ cusparseXcsrsort:
 	.p2align 4
 cusparseXcsrsort_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23016(%rip), %r11
+	movq cutap_front_hot+46032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40299,7 +40299,7 @@ cusparseXcsrsort_bufferSizeExt:
 	.p2align 4
 cusparseXcsrsv2_zeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+23024(%rip), %r11
+	movq cutap_front_hot+46048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40313,7 +40313,7 @@ cusparseXcsrsv2_zeroPivot:
 	.p2align 4
 cusparseXgebsr2gebsrNnz:
 	.cfi_startproc
-	movq cutap_front_hot+23032(%rip), %r11
+	movq cutap_front_hot+46064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40327,7 +40327,7 @@ cusparseXgebsr2gebsrNnz:
 	.p2align 4
 cusparseZaxpyi:
 	.cfi_startproc
-	movq cutap_front_hot+23040(%rip), %r11
+	movq cutap_front_hot+46080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40341,7 +40341,7 @@ cusparseZaxpyi:
 	.p2align 4
 cusparseZbsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+23048(%rip), %r11
+	movq cutap_front_hot+46096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40355,7 +40355,7 @@ cusparseZbsr2csr:
 	.p2align 4
 cusparseZbsric02:
 	.cfi_startproc
-	movq cutap_front_hot+23056(%rip), %r11
+	movq cutap_front_hot+46112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40369,7 +40369,7 @@ cusparseZbsric02:
 	.p2align 4
 cusparseZbsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23064(%rip), %r11
+	movq cutap_front_hot+46128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40383,7 +40383,7 @@ cusparseZbsric02_analysis:
 	.p2align 4
 cusparseZbsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23072(%rip), %r11
+	movq cutap_front_hot+46144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40397,7 +40397,7 @@ cusparseZbsric02_bufferSize:
 	.p2align 4
 cusparseZbsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+23080(%rip), %r11
+	movq cutap_front_hot+46160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40411,7 +40411,7 @@ cusparseZbsrilu02:
 	.p2align 4
 cusparseZbsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23088(%rip), %r11
+	movq cutap_front_hot+46176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40425,7 +40425,7 @@ cusparseZbsrilu02_analysis:
 	.p2align 4
 cusparseZbsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23096(%rip), %r11
+	movq cutap_front_hot+46192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40439,7 +40439,7 @@ cusparseZbsrilu02_bufferSize:
 	.p2align 4
 cusparseZbsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+23104(%rip), %r11
+	movq cutap_front_hot+46208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40453,7 +40453,7 @@ cusparseZbsrilu02_numericBoost:
 	.p2align 4
 cusparseZbsrmm:
 	.cfi_startproc
-	movq cutap_front_hot+23112(%rip), %r11
+	movq cutap_front_hot+46224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40467,7 +40467,7 @@ cusparseZbsrmm:
 	.p2align 4
 cusparseZbsrmv:
 	.cfi_startproc
-	movq cutap_front_hot+23120(%rip), %r11
+	movq cutap_front_hot+46240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40481,7 +40481,7 @@ cusparseZbsrmv:
 	.p2align 4
 cusparseZbsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23128(%rip), %r11
+	movq cutap_front_hot+46256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40495,7 +40495,7 @@ cusparseZbsrsm2_analysis:
 	.p2align 4
 cusparseZbsrsm2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23136(%rip), %r11
+	movq cutap_front_hot+46272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40509,7 +40509,7 @@ cusparseZbsrsm2_bufferSize:
 	.p2align 4
 cusparseZbsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+23144(%rip), %r11
+	movq cutap_front_hot+46288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40523,7 +40523,7 @@ cusparseZbsrsm2_solve:
 	.p2align 4
 cusparseZbsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23152(%rip), %r11
+	movq cutap_front_hot+46304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40537,7 +40537,7 @@ cusparseZbsrsv2_analysis:
 	.p2align 4
 cusparseZbsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23160(%rip), %r11
+	movq cutap_front_hot+46320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40551,7 +40551,7 @@ cusparseZbsrsv2_bufferSize:
 	.p2align 4
 cusparseZbsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+23168(%rip), %r11
+	movq cutap_front_hot+46336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40565,7 +40565,7 @@ cusparseZbsrsv2_solve:
 	.p2align 4
 cusparseZbsrxmv:
 	.cfi_startproc
-	movq cutap_front_hot+23176(%rip), %r11
+	movq cutap_front_hot+46352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40579,7 +40579,7 @@ cusparseZbsrxmv:
 	.p2align 4
 cusparseZcsc2dense:
 	.cfi_startproc
-	movq cutap_front_hot+23184(%rip), %r11
+	movq cutap_front_hot+46368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40593,7 +40593,7 @@ cusparseZcsc2dense:
 	.p2align 4
 cusparseZcsr2bsr:
 	.cfi_startproc
-	movq cutap_front_hot+23192(%rip), %r11
+	movq cutap_front_hot+46384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40607,7 +40607,7 @@ cusparseZcsr2bsr:
 	.p2align 4
 cusparseZcsr2csr_compress:
 	.cfi_startproc
-	movq cutap_front_hot+23200(%rip), %r11
+	movq cutap_front_hot+46400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40621,7 +40621,7 @@ cusparseZcsr2csr_compress:
 	.p2align 4
 cusparseZcsr2csru:
 	.cfi_startproc
-	movq cutap_front_hot+23208(%rip), %r11
+	movq cutap_front_hot+46416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40635,7 +40635,7 @@ cusparseZcsr2csru:
 	.p2align 4
 cusparseZcsr2dense:
 	.cfi_startproc
-	movq cutap_front_hot+23216(%rip), %r11
+	movq cutap_front_hot+46432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40649,7 +40649,7 @@ cusparseZcsr2dense:
 	.p2align 4
 cusparseZcsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+23224(%rip), %r11
+	movq cutap_front_hot+46448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40663,7 +40663,7 @@ cusparseZcsr2gebsr:
 	.p2align 4
 cusparseZcsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23232(%rip), %r11
+	movq cutap_front_hot+46464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40677,7 +40677,7 @@ cusparseZcsr2gebsr_bufferSize:
 	.p2align 4
 cusparseZcsrcolor:
 	.cfi_startproc
-	movq cutap_front_hot+23240(%rip), %r11
+	movq cutap_front_hot+46480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40691,7 +40691,7 @@ cusparseZcsrcolor:
 	.p2align 4
 cusparseZcsrgeam2:
 	.cfi_startproc
-	movq cutap_front_hot+23248(%rip), %r11
+	movq cutap_front_hot+46496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40705,7 +40705,7 @@ cusparseZcsrgeam2:
 	.p2align 4
 cusparseZcsrgeam2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23256(%rip), %r11
+	movq cutap_front_hot+46512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40719,7 +40719,7 @@ cusparseZcsrgeam2_bufferSizeExt:
 	.p2align 4
 cusparseZcsrgemm2:
 	.cfi_startproc
-	movq cutap_front_hot+23264(%rip), %r11
+	movq cutap_front_hot+46528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40733,7 +40733,7 @@ cusparseZcsrgemm2:
 	.p2align 4
 cusparseZcsrgemm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23272(%rip), %r11
+	movq cutap_front_hot+46544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40747,7 +40747,7 @@ cusparseZcsrgemm2_bufferSizeExt:
 	.p2align 4
 cusparseZcsric02:
 	.cfi_startproc
-	movq cutap_front_hot+23280(%rip), %r11
+	movq cutap_front_hot+46560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40761,7 +40761,7 @@ cusparseZcsric02:
 	.p2align 4
 cusparseZcsric02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23288(%rip), %r11
+	movq cutap_front_hot+46576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40775,7 +40775,7 @@ cusparseZcsric02_analysis:
 	.p2align 4
 cusparseZcsric02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23296(%rip), %r11
+	movq cutap_front_hot+46592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40789,7 +40789,7 @@ cusparseZcsric02_bufferSize:
 	.p2align 4
 cusparseZcsrilu02:
 	.cfi_startproc
-	movq cutap_front_hot+23304(%rip), %r11
+	movq cutap_front_hot+46608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40803,7 +40803,7 @@ cusparseZcsrilu02:
 	.p2align 4
 cusparseZcsrilu02_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23312(%rip), %r11
+	movq cutap_front_hot+46624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40817,7 +40817,7 @@ cusparseZcsrilu02_analysis:
 	.p2align 4
 cusparseZcsrilu02_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23320(%rip), %r11
+	movq cutap_front_hot+46640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40831,7 +40831,7 @@ cusparseZcsrilu02_bufferSize:
 	.p2align 4
 cusparseZcsrilu02_numericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+23328(%rip), %r11
+	movq cutap_front_hot+46656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40845,7 +40845,7 @@ cusparseZcsrilu02_numericBoost:
 	.p2align 4
 cusparseZcsrsm2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23336(%rip), %r11
+	movq cutap_front_hot+46672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40859,7 +40859,7 @@ cusparseZcsrsm2_analysis:
 	.p2align 4
 cusparseZcsrsm2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23344(%rip), %r11
+	movq cutap_front_hot+46688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40873,7 +40873,7 @@ cusparseZcsrsm2_bufferSizeExt:
 	.p2align 4
 cusparseZcsrsm2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+23352(%rip), %r11
+	movq cutap_front_hot+46704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40887,7 +40887,7 @@ cusparseZcsrsm2_solve:
 	.p2align 4
 cusparseZcsrsv2_analysis:
 	.cfi_startproc
-	movq cutap_front_hot+23360(%rip), %r11
+	movq cutap_front_hot+46720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40901,7 +40901,7 @@ cusparseZcsrsv2_analysis:
 	.p2align 4
 cusparseZcsrsv2_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23368(%rip), %r11
+	movq cutap_front_hot+46736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40915,7 +40915,7 @@ cusparseZcsrsv2_bufferSize:
 	.p2align 4
 cusparseZcsrsv2_solve:
 	.cfi_startproc
-	movq cutap_front_hot+23376(%rip), %r11
+	movq cutap_front_hot+46752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40929,7 +40929,7 @@ cusparseZcsrsv2_solve:
 	.p2align 4
 cusparseZcsru2csr:
 	.cfi_startproc
-	movq cutap_front_hot+23384(%rip), %r11
+	movq cutap_front_hot+46768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40943,7 +40943,7 @@ cusparseZcsru2csr:
 	.p2align 4
 cusparseZcsru2csr_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23392(%rip), %r11
+	movq cutap_front_hot+46784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40957,7 +40957,7 @@ cusparseZcsru2csr_bufferSizeExt:
 	.p2align 4
 cusparseZdense2csc:
 	.cfi_startproc
-	movq cutap_front_hot+23400(%rip), %r11
+	movq cutap_front_hot+46800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40971,7 +40971,7 @@ cusparseZdense2csc:
 	.p2align 4
 cusparseZdense2csr:
 	.cfi_startproc
-	movq cutap_front_hot+23408(%rip), %r11
+	movq cutap_front_hot+46816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40985,7 +40985,7 @@ cusparseZdense2csr:
 	.p2align 4
 cusparseZgebsr2csr:
 	.cfi_startproc
-	movq cutap_front_hot+23416(%rip), %r11
+	movq cutap_front_hot+46832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -40999,7 +40999,7 @@ cusparseZgebsr2csr:
 	.p2align 4
 cusparseZgebsr2gebsc:
 	.cfi_startproc
-	movq cutap_front_hot+23424(%rip), %r11
+	movq cutap_front_hot+46848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41013,7 +41013,7 @@ cusparseZgebsr2gebsc:
 	.p2align 4
 cusparseZgebsr2gebsc_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23432(%rip), %r11
+	movq cutap_front_hot+46864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41027,7 +41027,7 @@ cusparseZgebsr2gebsc_bufferSize:
 	.p2align 4
 cusparseZgebsr2gebsr:
 	.cfi_startproc
-	movq cutap_front_hot+23440(%rip), %r11
+	movq cutap_front_hot+46880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41041,7 +41041,7 @@ cusparseZgebsr2gebsr:
 	.p2align 4
 cusparseZgebsr2gebsr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23448(%rip), %r11
+	movq cutap_front_hot+46896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41055,7 +41055,7 @@ cusparseZgebsr2gebsr_bufferSize:
 	.p2align 4
 cusparseZgemmi:
 	.cfi_startproc
-	movq cutap_front_hot+23456(%rip), %r11
+	movq cutap_front_hot+46912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41069,7 +41069,7 @@ cusparseZgemmi:
 	.p2align 4
 cusparseZgemvi:
 	.cfi_startproc
-	movq cutap_front_hot+23464(%rip), %r11
+	movq cutap_front_hot+46928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41083,7 +41083,7 @@ cusparseZgemvi:
 	.p2align 4
 cusparseZgemvi_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23472(%rip), %r11
+	movq cutap_front_hot+46944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41097,7 +41097,7 @@ cusparseZgemvi_bufferSize:
 	.p2align 4
 cusparseZgpsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+23480(%rip), %r11
+	movq cutap_front_hot+46960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41111,7 +41111,7 @@ cusparseZgpsvInterleavedBatch:
 	.p2align 4
 cusparseZgpsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23488(%rip), %r11
+	movq cutap_front_hot+46976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41125,7 +41125,7 @@ cusparseZgpsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseZgthr:
 	.cfi_startproc
-	movq cutap_front_hot+23496(%rip), %r11
+	movq cutap_front_hot+46992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41139,7 +41139,7 @@ cusparseZgthr:
 	.p2align 4
 cusparseZgthrz:
 	.cfi_startproc
-	movq cutap_front_hot+23504(%rip), %r11
+	movq cutap_front_hot+47008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41153,7 +41153,7 @@ cusparseZgthrz:
 	.p2align 4
 cusparseZgtsv2:
 	.cfi_startproc
-	movq cutap_front_hot+23512(%rip), %r11
+	movq cutap_front_hot+47024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41167,7 +41167,7 @@ cusparseZgtsv2:
 	.p2align 4
 cusparseZgtsv2StridedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+23520(%rip), %r11
+	movq cutap_front_hot+47040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41181,7 +41181,7 @@ cusparseZgtsv2StridedBatch:
 	.p2align 4
 cusparseZgtsv2StridedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23528(%rip), %r11
+	movq cutap_front_hot+47056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41195,7 +41195,7 @@ cusparseZgtsv2StridedBatch_bufferSizeExt:
 	.p2align 4
 cusparseZgtsv2_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23536(%rip), %r11
+	movq cutap_front_hot+47072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41209,7 +41209,7 @@ cusparseZgtsv2_bufferSizeExt:
 	.p2align 4
 cusparseZgtsv2_nopivot:
 	.cfi_startproc
-	movq cutap_front_hot+23544(%rip), %r11
+	movq cutap_front_hot+47088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41223,7 +41223,7 @@ cusparseZgtsv2_nopivot:
 	.p2align 4
 cusparseZgtsv2_nopivot_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23552(%rip), %r11
+	movq cutap_front_hot+47104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41237,7 +41237,7 @@ cusparseZgtsv2_nopivot_bufferSizeExt:
 	.p2align 4
 cusparseZgtsvInterleavedBatch:
 	.cfi_startproc
-	movq cutap_front_hot+23560(%rip), %r11
+	movq cutap_front_hot+47120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41251,7 +41251,7 @@ cusparseZgtsvInterleavedBatch:
 	.p2align 4
 cusparseZgtsvInterleavedBatch_bufferSizeExt:
 	.cfi_startproc
-	movq cutap_front_hot+23568(%rip), %r11
+	movq cutap_front_hot+47136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41265,7 +41265,7 @@ cusparseZgtsvInterleavedBatch_bufferSizeExt:
 	.p2align 4
 cusparseZnnz:
 	.cfi_startproc
-	movq cutap_front_hot+23576(%rip), %r11
+	movq cutap_front_hot+47152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41279,7 +41279,7 @@ cusparseZnnz:
 	.p2align 4
 cusparseZnnz_compress:
 	.cfi_startproc
-	movq cutap_front_hot+23584(%rip), %r11
+	movq cutap_front_hot+47168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41293,7 +41293,7 @@ cusparseZnnz_compress:
 	.p2align 4
 cusparseZsctr:
 	.cfi_startproc
-	movq cutap_front_hot+23592(%rip), %r11
+	movq cutap_front_hot+47184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41307,7 +41307,7 @@ cusparseZsctr:
 	.p2align 4
 cusolverDnCCgels:
 	.cfi_startproc
-	movq cutap_front_hot+23600(%rip), %r11
+	movq cutap_front_hot+47200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41321,7 +41321,7 @@ cusolverDnCCgels:
 	.p2align 4
 cusolverDnCCgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23608(%rip), %r11
+	movq cutap_front_hot+47216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41335,7 +41335,7 @@ cusolverDnCCgels_bufferSize:
 	.p2align 4
 cusolverDnCCgesv:
 	.cfi_startproc
-	movq cutap_front_hot+23616(%rip), %r11
+	movq cutap_front_hot+47232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41349,7 +41349,7 @@ cusolverDnCCgesv:
 	.p2align 4
 cusolverDnCCgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23624(%rip), %r11
+	movq cutap_front_hot+47248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41363,7 +41363,7 @@ cusolverDnCCgesv_bufferSize:
 	.p2align 4
 cusolverDnCEgels:
 	.cfi_startproc
-	movq cutap_front_hot+23632(%rip), %r11
+	movq cutap_front_hot+47264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41377,7 +41377,7 @@ cusolverDnCEgels:
 	.p2align 4
 cusolverDnCEgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23640(%rip), %r11
+	movq cutap_front_hot+47280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41391,7 +41391,7 @@ cusolverDnCEgels_bufferSize:
 	.p2align 4
 cusolverDnCEgesv:
 	.cfi_startproc
-	movq cutap_front_hot+23648(%rip), %r11
+	movq cutap_front_hot+47296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41405,7 +41405,7 @@ cusolverDnCEgesv:
 	.p2align 4
 cusolverDnCEgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23656(%rip), %r11
+	movq cutap_front_hot+47312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41419,7 +41419,7 @@ cusolverDnCEgesv_bufferSize:
 	.p2align 4
 cusolverDnCKgels:
 	.cfi_startproc
-	movq cutap_front_hot+23664(%rip), %r11
+	movq cutap_front_hot+47328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41433,7 +41433,7 @@ cusolverDnCKgels:
 	.p2align 4
 cusolverDnCKgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23672(%rip), %r11
+	movq cutap_front_hot+47344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41447,7 +41447,7 @@ cusolverDnCKgels_bufferSize:
 	.p2align 4
 cusolverDnCKgesv:
 	.cfi_startproc
-	movq cutap_front_hot+23680(%rip), %r11
+	movq cutap_front_hot+47360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41461,7 +41461,7 @@ cusolverDnCKgesv:
 	.p2align 4
 cusolverDnCKgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23688(%rip), %r11
+	movq cutap_front_hot+47376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41475,7 +41475,7 @@ cusolverDnCKgesv_bufferSize:
 	.p2align 4
 cusolverDnCYgels:
 	.cfi_startproc
-	movq cutap_front_hot+23696(%rip), %r11
+	movq cutap_front_hot+47392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41489,7 +41489,7 @@ cusolverDnCYgels:
 	.p2align 4
 cusolverDnCYgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23704(%rip), %r11
+	movq cutap_front_hot+47408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41503,7 +41503,7 @@ cusolverDnCYgels_bufferSize:
 	.p2align 4
 cusolverDnCYgesv:
 	.cfi_startproc
-	movq cutap_front_hot+23712(%rip), %r11
+	movq cutap_front_hot+47424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41517,7 +41517,7 @@ cusolverDnCYgesv:
 	.p2align 4
 cusolverDnCYgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23720(%rip), %r11
+	movq cutap_front_hot+47440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41531,7 +41531,7 @@ cusolverDnCYgesv_bufferSize:
 	.p2align 4
 cusolverDnCaxpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+23728(%rip), %r11
+	movq cutap_front_hot+47456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41545,7 +41545,7 @@ cusolverDnCaxpyHost:
 	.p2align 4
 cusolverDnCeyeBatch:
 	.cfi_startproc
-	movq cutap_front_hot+23736(%rip), %r11
+	movq cutap_front_hot+47472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41559,7 +41559,7 @@ cusolverDnCeyeBatch:
 	.p2align 4
 cusolverDnCgebrd:
 	.cfi_startproc
-	movq cutap_front_hot+23744(%rip), %r11
+	movq cutap_front_hot+47488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41573,7 +41573,7 @@ cusolverDnCgebrd:
 	.p2align 4
 cusolverDnCgebrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23752(%rip), %r11
+	movq cutap_front_hot+47504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41587,7 +41587,7 @@ cusolverDnCgebrd_bufferSize:
 	.p2align 4
 cusolverDnCgelqfHost:
 	.cfi_startproc
-	movq cutap_front_hot+23760(%rip), %r11
+	movq cutap_front_hot+47520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41601,7 +41601,7 @@ cusolverDnCgelqfHost:
 	.p2align 4
 cusolverDnCgemmHost:
 	.cfi_startproc
-	movq cutap_front_hot+23768(%rip), %r11
+	movq cutap_front_hot+47536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41615,7 +41615,7 @@ cusolverDnCgemmHost:
 	.p2align 4
 cusolverDnCgeqlfHost:
 	.cfi_startproc
-	movq cutap_front_hot+23776(%rip), %r11
+	movq cutap_front_hot+47552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41629,7 +41629,7 @@ cusolverDnCgeqlfHost:
 	.p2align 4
 cusolverDnCgeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+23784(%rip), %r11
+	movq cutap_front_hot+47568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41643,7 +41643,7 @@ cusolverDnCgeqrf:
 	.p2align 4
 cusolverDnCgeqrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+23792(%rip), %r11
+	movq cutap_front_hot+47584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41657,7 +41657,7 @@ cusolverDnCgeqrfHost:
 	.p2align 4
 cusolverDnCgeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23800(%rip), %r11
+	movq cutap_front_hot+47600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41671,7 +41671,7 @@ cusolverDnCgeqrf_bufferSize:
 	.p2align 4
 cusolverDnCgesvd:
 	.cfi_startproc
-	movq cutap_front_hot+23808(%rip), %r11
+	movq cutap_front_hot+47616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41685,7 +41685,7 @@ cusolverDnCgesvd:
 	.p2align 4
 cusolverDnCgesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23816(%rip), %r11
+	movq cutap_front_hot+47632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41699,7 +41699,7 @@ cusolverDnCgesvd_bufferSize:
 	.p2align 4
 cusolverDnCgesvdaStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+23824(%rip), %r11
+	movq cutap_front_hot+47648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41713,7 +41713,7 @@ cusolverDnCgesvdaStridedBatched:
 	.p2align 4
 cusolverDnCgesvdaStridedBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23832(%rip), %r11
+	movq cutap_front_hot+47664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41727,7 +41727,7 @@ cusolverDnCgesvdaStridedBatched_bufferSize:
 	.p2align 4
 cusolverDnCgesvdj:
 	.cfi_startproc
-	movq cutap_front_hot+23840(%rip), %r11
+	movq cutap_front_hot+47680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41741,7 +41741,7 @@ cusolverDnCgesvdj:
 	.p2align 4
 cusolverDnCgesvdjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+23848(%rip), %r11
+	movq cutap_front_hot+47696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41755,7 +41755,7 @@ cusolverDnCgesvdjBatched:
 	.p2align 4
 cusolverDnCgesvdjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23856(%rip), %r11
+	movq cutap_front_hot+47712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41769,7 +41769,7 @@ cusolverDnCgesvdjBatched_bufferSize:
 	.p2align 4
 cusolverDnCgesvdj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23864(%rip), %r11
+	movq cutap_front_hot+47728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41783,7 +41783,7 @@ cusolverDnCgesvdj_bufferSize:
 	.p2align 4
 cusolverDnCgetrf:
 	.cfi_startproc
-	movq cutap_front_hot+23872(%rip), %r11
+	movq cutap_front_hot+47744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41797,7 +41797,7 @@ cusolverDnCgetrf:
 	.p2align 4
 cusolverDnCgetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23880(%rip), %r11
+	movq cutap_front_hot+47760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41811,7 +41811,7 @@ cusolverDnCgetrf_bufferSize:
 	.p2align 4
 cusolverDnCgetrs:
 	.cfi_startproc
-	movq cutap_front_hot+23888(%rip), %r11
+	movq cutap_front_hot+47776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41825,7 +41825,7 @@ cusolverDnCgetrs:
 	.p2align 4
 cusolverDnCheevd:
 	.cfi_startproc
-	movq cutap_front_hot+23896(%rip), %r11
+	movq cutap_front_hot+47792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41839,7 +41839,7 @@ cusolverDnCheevd:
 	.p2align 4
 cusolverDnCheevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23904(%rip), %r11
+	movq cutap_front_hot+47808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41853,7 +41853,7 @@ cusolverDnCheevd_bufferSize:
 	.p2align 4
 cusolverDnCheevdx:
 	.cfi_startproc
-	movq cutap_front_hot+23912(%rip), %r11
+	movq cutap_front_hot+47824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41867,7 +41867,7 @@ cusolverDnCheevdx:
 	.p2align 4
 cusolverDnCheevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23920(%rip), %r11
+	movq cutap_front_hot+47840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41881,7 +41881,7 @@ cusolverDnCheevdx_bufferSize:
 	.p2align 4
 cusolverDnCheevj:
 	.cfi_startproc
-	movq cutap_front_hot+23928(%rip), %r11
+	movq cutap_front_hot+47856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41895,7 +41895,7 @@ cusolverDnCheevj:
 	.p2align 4
 cusolverDnCheevjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+23936(%rip), %r11
+	movq cutap_front_hot+47872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41909,7 +41909,7 @@ cusolverDnCheevjBatched:
 	.p2align 4
 cusolverDnCheevjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23944(%rip), %r11
+	movq cutap_front_hot+47888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41923,7 +41923,7 @@ cusolverDnCheevjBatched_bufferSize:
 	.p2align 4
 cusolverDnCheevj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23952(%rip), %r11
+	movq cutap_front_hot+47904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41937,7 +41937,7 @@ cusolverDnCheevj_bufferSize:
 	.p2align 4
 cusolverDnChegst:
 	.cfi_startproc
-	movq cutap_front_hot+23960(%rip), %r11
+	movq cutap_front_hot+47920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41951,7 +41951,7 @@ cusolverDnChegst:
 	.p2align 4
 cusolverDnChegst_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23968(%rip), %r11
+	movq cutap_front_hot+47936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41965,7 +41965,7 @@ cusolverDnChegst_bufferSize:
 	.p2align 4
 cusolverDnChegvd:
 	.cfi_startproc
-	movq cutap_front_hot+23976(%rip), %r11
+	movq cutap_front_hot+47952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41979,7 +41979,7 @@ cusolverDnChegvd:
 	.p2align 4
 cusolverDnChegvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+23984(%rip), %r11
+	movq cutap_front_hot+47968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -41993,7 +41993,7 @@ cusolverDnChegvd_bufferSize:
 	.p2align 4
 cusolverDnChegvdx:
 	.cfi_startproc
-	movq cutap_front_hot+23992(%rip), %r11
+	movq cutap_front_hot+47984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42007,7 +42007,7 @@ cusolverDnChegvdx:
 	.p2align 4
 cusolverDnChegvdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24000(%rip), %r11
+	movq cutap_front_hot+48000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42021,7 +42021,7 @@ cusolverDnChegvdx_bufferSize:
 	.p2align 4
 cusolverDnChegvj:
 	.cfi_startproc
-	movq cutap_front_hot+24008(%rip), %r11
+	movq cutap_front_hot+48016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42035,7 +42035,7 @@ cusolverDnChegvj:
 	.p2align 4
 cusolverDnChegvj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24016(%rip), %r11
+	movq cutap_front_hot+48032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42049,7 +42049,7 @@ cusolverDnChegvj_bufferSize:
 	.p2align 4
 cusolverDnChetrd:
 	.cfi_startproc
-	movq cutap_front_hot+24024(%rip), %r11
+	movq cutap_front_hot+48048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42063,7 +42063,7 @@ cusolverDnChetrd:
 	.p2align 4
 cusolverDnChetrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24032(%rip), %r11
+	movq cutap_front_hot+48064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42077,7 +42077,7 @@ cusolverDnChetrd_bufferSize:
 	.p2align 4
 cusolverDnClacpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+24040(%rip), %r11
+	movq cutap_front_hot+48080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42091,7 +42091,7 @@ cusolverDnClacpyHost:
 	.p2align 4
 cusolverDnClange:
 	.cfi_startproc
-	movq cutap_front_hot+24048(%rip), %r11
+	movq cutap_front_hot+48096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42105,7 +42105,7 @@ cusolverDnClange:
 	.p2align 4
 cusolverDnClangeHost:
 	.cfi_startproc
-	movq cutap_front_hot+24056(%rip), %r11
+	movq cutap_front_hot+48112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42119,7 +42119,7 @@ cusolverDnClangeHost:
 	.p2align 4
 cusolverDnClange_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24064(%rip), %r11
+	movq cutap_front_hot+48128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42133,7 +42133,7 @@ cusolverDnClange_bufferSize:
 	.p2align 4
 cusolverDnClanheHost:
 	.cfi_startproc
-	movq cutap_front_hot+24072(%rip), %r11
+	movq cutap_front_hot+48144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42147,7 +42147,7 @@ cusolverDnClanheHost:
 	.p2align 4
 cusolverDnClantrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24080(%rip), %r11
+	movq cutap_front_hot+48160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42161,7 +42161,7 @@ cusolverDnClantrHost:
 	.p2align 4
 cusolverDnClarfgHost:
 	.cfi_startproc
-	movq cutap_front_hot+24088(%rip), %r11
+	movq cutap_front_hot+48176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42175,7 +42175,7 @@ cusolverDnClarfgHost:
 	.p2align 4
 cusolverDnClarnvHost:
 	.cfi_startproc
-	movq cutap_front_hot+24096(%rip), %r11
+	movq cutap_front_hot+48192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42189,7 +42189,7 @@ cusolverDnClarnvHost:
 	.p2align 4
 cusolverDnClasetHost:
 	.cfi_startproc
-	movq cutap_front_hot+24104(%rip), %r11
+	movq cutap_front_hot+48208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42203,7 +42203,7 @@ cusolverDnClasetHost:
 	.p2align 4
 cusolverDnClaswp:
 	.cfi_startproc
-	movq cutap_front_hot+24112(%rip), %r11
+	movq cutap_front_hot+48224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42217,7 +42217,7 @@ cusolverDnClaswp:
 	.p2align 4
 cusolverDnClauum:
 	.cfi_startproc
-	movq cutap_front_hot+24120(%rip), %r11
+	movq cutap_front_hot+48240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42231,7 +42231,7 @@ cusolverDnClauum:
 	.p2align 4
 cusolverDnClauumHost:
 	.cfi_startproc
-	movq cutap_front_hot+24128(%rip), %r11
+	movq cutap_front_hot+48256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42245,7 +42245,7 @@ cusolverDnClauumHost:
 	.p2align 4
 cusolverDnClauum_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24136(%rip), %r11
+	movq cutap_front_hot+48272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42259,7 +42259,7 @@ cusolverDnClauum_bufferSize:
 	.p2align 4
 cusolverDnCnrm2Host:
 	.cfi_startproc
-	movq cutap_front_hot+24144(%rip), %r11
+	movq cutap_front_hot+48288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42273,7 +42273,7 @@ cusolverDnCnrm2Host:
 	.p2align 4
 cusolverDnCpotrf:
 	.cfi_startproc
-	movq cutap_front_hot+24152(%rip), %r11
+	movq cutap_front_hot+48304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42287,7 +42287,7 @@ cusolverDnCpotrf:
 	.p2align 4
 cusolverDnCpotrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+24160(%rip), %r11
+	movq cutap_front_hot+48320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42301,7 +42301,7 @@ cusolverDnCpotrfBatched:
 	.p2align 4
 cusolverDnCpotrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+24168(%rip), %r11
+	movq cutap_front_hot+48336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42315,7 +42315,7 @@ cusolverDnCpotrfHost:
 	.p2align 4
 cusolverDnCpotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24176(%rip), %r11
+	movq cutap_front_hot+48352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42329,7 +42329,7 @@ cusolverDnCpotrf_bufferSize:
 	.p2align 4
 cusolverDnCpotri:
 	.cfi_startproc
-	movq cutap_front_hot+24184(%rip), %r11
+	movq cutap_front_hot+48368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42343,7 +42343,7 @@ cusolverDnCpotri:
 	.p2align 4
 cusolverDnCpotriHost:
 	.cfi_startproc
-	movq cutap_front_hot+24192(%rip), %r11
+	movq cutap_front_hot+48384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42357,7 +42357,7 @@ cusolverDnCpotriHost:
 	.p2align 4
 cusolverDnCpotri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24200(%rip), %r11
+	movq cutap_front_hot+48400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42371,7 +42371,7 @@ cusolverDnCpotri_bufferSize:
 	.p2align 4
 cusolverDnCpotrs:
 	.cfi_startproc
-	movq cutap_front_hot+24208(%rip), %r11
+	movq cutap_front_hot+48416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42385,7 +42385,7 @@ cusolverDnCpotrs:
 	.p2align 4
 cusolverDnCpotrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+24216(%rip), %r11
+	movq cutap_front_hot+48432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42399,7 +42399,7 @@ cusolverDnCpotrsBatched:
 	.p2align 4
 cusolverDnCpotrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+24224(%rip), %r11
+	movq cutap_front_hot+48448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42413,7 +42413,7 @@ cusolverDnCpotrsHost:
 	.p2align 4
 cusolverDnCreate:
 	.cfi_startproc
-	movq cutap_front_hot+24232(%rip), %r11
+	movq cutap_front_hot+48464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42427,7 +42427,7 @@ cusolverDnCreate:
 	.p2align 4
 cusolverDnCreateGesvdjInfo:
 	.cfi_startproc
-	movq cutap_front_hot+24240(%rip), %r11
+	movq cutap_front_hot+48480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42441,7 +42441,7 @@ cusolverDnCreateGesvdjInfo:
 	.p2align 4
 cusolverDnCreateParams:
 	.cfi_startproc
-	movq cutap_front_hot+24248(%rip), %r11
+	movq cutap_front_hot+48496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42455,7 +42455,7 @@ cusolverDnCreateParams:
 	.p2align 4
 cusolverDnCreateSyevjInfo:
 	.cfi_startproc
-	movq cutap_front_hot+24256(%rip), %r11
+	movq cutap_front_hot+48512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42469,7 +42469,7 @@ cusolverDnCreateSyevjInfo:
 	.p2align 4
 cusolverDnCsscalHost:
 	.cfi_startproc
-	movq cutap_front_hot+24264(%rip), %r11
+	movq cutap_front_hot+48528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42483,7 +42483,7 @@ cusolverDnCsscalHost:
 	.p2align 4
 cusolverDnCsytrf:
 	.cfi_startproc
-	movq cutap_front_hot+24272(%rip), %r11
+	movq cutap_front_hot+48544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42497,7 +42497,7 @@ cusolverDnCsytrf:
 	.p2align 4
 cusolverDnCsytrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24280(%rip), %r11
+	movq cutap_front_hot+48560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42511,7 +42511,7 @@ cusolverDnCsytrf_bufferSize:
 	.p2align 4
 cusolverDnCsytri:
 	.cfi_startproc
-	movq cutap_front_hot+24288(%rip), %r11
+	movq cutap_front_hot+48576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42525,7 +42525,7 @@ cusolverDnCsytri:
 	.p2align 4
 cusolverDnCsytriHost:
 	.cfi_startproc
-	movq cutap_front_hot+24296(%rip), %r11
+	movq cutap_front_hot+48592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42539,7 +42539,7 @@ cusolverDnCsytriHost:
 	.p2align 4
 cusolverDnCsytri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24304(%rip), %r11
+	movq cutap_front_hot+48608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42553,7 +42553,7 @@ cusolverDnCsytri_bufferSize:
 	.p2align 4
 cusolverDnCsytrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+24312(%rip), %r11
+	movq cutap_front_hot+48624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42567,7 +42567,7 @@ cusolverDnCsytrsHost:
 	.p2align 4
 cusolverDnCtrtriHost:
 	.cfi_startproc
-	movq cutap_front_hot+24320(%rip), %r11
+	movq cutap_front_hot+48640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42581,7 +42581,7 @@ cusolverDnCtrtriHost:
 	.p2align 4
 cusolverDnCungbr:
 	.cfi_startproc
-	movq cutap_front_hot+24328(%rip), %r11
+	movq cutap_front_hot+48656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42595,7 +42595,7 @@ cusolverDnCungbr:
 	.p2align 4
 cusolverDnCungbrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24336(%rip), %r11
+	movq cutap_front_hot+48672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42609,7 +42609,7 @@ cusolverDnCungbrHost:
 	.p2align 4
 cusolverDnCungbr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24344(%rip), %r11
+	movq cutap_front_hot+48688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42623,7 +42623,7 @@ cusolverDnCungbr_bufferSize:
 	.p2align 4
 cusolverDnCunghrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24352(%rip), %r11
+	movq cutap_front_hot+48704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42637,7 +42637,7 @@ cusolverDnCunghrHost:
 	.p2align 4
 cusolverDnCunglqHost:
 	.cfi_startproc
-	movq cutap_front_hot+24360(%rip), %r11
+	movq cutap_front_hot+48720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42651,7 +42651,7 @@ cusolverDnCunglqHost:
 	.p2align 4
 cusolverDnCungqr:
 	.cfi_startproc
-	movq cutap_front_hot+24368(%rip), %r11
+	movq cutap_front_hot+48736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42665,7 +42665,7 @@ cusolverDnCungqr:
 	.p2align 4
 cusolverDnCungqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24376(%rip), %r11
+	movq cutap_front_hot+48752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42679,7 +42679,7 @@ cusolverDnCungqr_bufferSize:
 	.p2align 4
 cusolverDnCungtr:
 	.cfi_startproc
-	movq cutap_front_hot+24384(%rip), %r11
+	movq cutap_front_hot+48768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42693,7 +42693,7 @@ cusolverDnCungtr:
 	.p2align 4
 cusolverDnCungtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24392(%rip), %r11
+	movq cutap_front_hot+48784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42707,7 +42707,7 @@ cusolverDnCungtrHost:
 	.p2align 4
 cusolverDnCungtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24400(%rip), %r11
+	movq cutap_front_hot+48800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42721,7 +42721,7 @@ cusolverDnCungtr_bufferSize:
 	.p2align 4
 cusolverDnCunmqr:
 	.cfi_startproc
-	movq cutap_front_hot+24408(%rip), %r11
+	movq cutap_front_hot+48816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42735,7 +42735,7 @@ cusolverDnCunmqr:
 	.p2align 4
 cusolverDnCunmqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24416(%rip), %r11
+	movq cutap_front_hot+48832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42749,7 +42749,7 @@ cusolverDnCunmqrHost:
 	.p2align 4
 cusolverDnCunmqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24424(%rip), %r11
+	movq cutap_front_hot+48848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42763,7 +42763,7 @@ cusolverDnCunmqr_bufferSize:
 	.p2align 4
 cusolverDnCunmtr:
 	.cfi_startproc
-	movq cutap_front_hot+24432(%rip), %r11
+	movq cutap_front_hot+48864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42777,7 +42777,7 @@ cusolverDnCunmtr:
 	.p2align 4
 cusolverDnCunmtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24440(%rip), %r11
+	movq cutap_front_hot+48880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42791,7 +42791,7 @@ cusolverDnCunmtrHost:
 	.p2align 4
 cusolverDnCunmtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24448(%rip), %r11
+	movq cutap_front_hot+48896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42805,7 +42805,7 @@ cusolverDnCunmtr_bufferSize:
 	.p2align 4
 cusolverDnDBgels:
 	.cfi_startproc
-	movq cutap_front_hot+24456(%rip), %r11
+	movq cutap_front_hot+48912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42819,7 +42819,7 @@ cusolverDnDBgels:
 	.p2align 4
 cusolverDnDBgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24464(%rip), %r11
+	movq cutap_front_hot+48928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42833,7 +42833,7 @@ cusolverDnDBgels_bufferSize:
 	.p2align 4
 cusolverDnDBgesv:
 	.cfi_startproc
-	movq cutap_front_hot+24472(%rip), %r11
+	movq cutap_front_hot+48944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42847,7 +42847,7 @@ cusolverDnDBgesv:
 	.p2align 4
 cusolverDnDBgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24480(%rip), %r11
+	movq cutap_front_hot+48960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42861,7 +42861,7 @@ cusolverDnDBgesv_bufferSize:
 	.p2align 4
 cusolverDnDDgels:
 	.cfi_startproc
-	movq cutap_front_hot+24488(%rip), %r11
+	movq cutap_front_hot+48976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42875,7 +42875,7 @@ cusolverDnDDgels:
 	.p2align 4
 cusolverDnDDgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24496(%rip), %r11
+	movq cutap_front_hot+48992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42889,7 +42889,7 @@ cusolverDnDDgels_bufferSize:
 	.p2align 4
 cusolverDnDDgesv:
 	.cfi_startproc
-	movq cutap_front_hot+24504(%rip), %r11
+	movq cutap_front_hot+49008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42903,7 +42903,7 @@ cusolverDnDDgesv:
 	.p2align 4
 cusolverDnDDgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24512(%rip), %r11
+	movq cutap_front_hot+49024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42917,7 +42917,7 @@ cusolverDnDDgesv_bufferSize:
 	.p2align 4
 cusolverDnDHgels:
 	.cfi_startproc
-	movq cutap_front_hot+24520(%rip), %r11
+	movq cutap_front_hot+49040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42931,7 +42931,7 @@ cusolverDnDHgels:
 	.p2align 4
 cusolverDnDHgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24528(%rip), %r11
+	movq cutap_front_hot+49056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42945,7 +42945,7 @@ cusolverDnDHgels_bufferSize:
 	.p2align 4
 cusolverDnDHgesv:
 	.cfi_startproc
-	movq cutap_front_hot+24536(%rip), %r11
+	movq cutap_front_hot+49072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42959,7 +42959,7 @@ cusolverDnDHgesv:
 	.p2align 4
 cusolverDnDHgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24544(%rip), %r11
+	movq cutap_front_hot+49088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42973,7 +42973,7 @@ cusolverDnDHgesv_bufferSize:
 	.p2align 4
 cusolverDnDSgels:
 	.cfi_startproc
-	movq cutap_front_hot+24552(%rip), %r11
+	movq cutap_front_hot+49104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -42987,7 +42987,7 @@ cusolverDnDSgels:
 	.p2align 4
 cusolverDnDSgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24560(%rip), %r11
+	movq cutap_front_hot+49120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43001,7 +43001,7 @@ cusolverDnDSgels_bufferSize:
 	.p2align 4
 cusolverDnDSgesv:
 	.cfi_startproc
-	movq cutap_front_hot+24568(%rip), %r11
+	movq cutap_front_hot+49136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43015,7 +43015,7 @@ cusolverDnDSgesv:
 	.p2align 4
 cusolverDnDSgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24576(%rip), %r11
+	movq cutap_front_hot+49152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43029,7 +43029,7 @@ cusolverDnDSgesv_bufferSize:
 	.p2align 4
 cusolverDnDXgels:
 	.cfi_startproc
-	movq cutap_front_hot+24584(%rip), %r11
+	movq cutap_front_hot+49168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43043,7 +43043,7 @@ cusolverDnDXgels:
 	.p2align 4
 cusolverDnDXgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24592(%rip), %r11
+	movq cutap_front_hot+49184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43057,7 +43057,7 @@ cusolverDnDXgels_bufferSize:
 	.p2align 4
 cusolverDnDXgesv:
 	.cfi_startproc
-	movq cutap_front_hot+24600(%rip), %r11
+	movq cutap_front_hot+49200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43071,7 +43071,7 @@ cusolverDnDXgesv:
 	.p2align 4
 cusolverDnDXgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24608(%rip), %r11
+	movq cutap_front_hot+49216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43085,7 +43085,7 @@ cusolverDnDXgesv_bufferSize:
 	.p2align 4
 cusolverDnDaxpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+24616(%rip), %r11
+	movq cutap_front_hot+49232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43099,7 +43099,7 @@ cusolverDnDaxpyHost:
 	.p2align 4
 cusolverDnDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+24624(%rip), %r11
+	movq cutap_front_hot+49248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43113,7 +43113,7 @@ cusolverDnDestroy:
 	.p2align 4
 cusolverDnDestroyGesvdjInfo:
 	.cfi_startproc
-	movq cutap_front_hot+24632(%rip), %r11
+	movq cutap_front_hot+49264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43127,7 +43127,7 @@ cusolverDnDestroyGesvdjInfo:
 	.p2align 4
 cusolverDnDestroyParams:
 	.cfi_startproc
-	movq cutap_front_hot+24640(%rip), %r11
+	movq cutap_front_hot+49280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43141,7 +43141,7 @@ cusolverDnDestroyParams:
 	.p2align 4
 cusolverDnDestroySyevjInfo:
 	.cfi_startproc
-	movq cutap_front_hot+24648(%rip), %r11
+	movq cutap_front_hot+49296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43155,7 +43155,7 @@ cusolverDnDestroySyevjInfo:
 	.p2align 4
 cusolverDnDeyeBatch:
 	.cfi_startproc
-	movq cutap_front_hot+24656(%rip), %r11
+	movq cutap_front_hot+49312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43169,7 +43169,7 @@ cusolverDnDeyeBatch:
 	.p2align 4
 cusolverDnDgebrd:
 	.cfi_startproc
-	movq cutap_front_hot+24664(%rip), %r11
+	movq cutap_front_hot+49328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43183,7 +43183,7 @@ cusolverDnDgebrd:
 	.p2align 4
 cusolverDnDgebrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24672(%rip), %r11
+	movq cutap_front_hot+49344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43197,7 +43197,7 @@ cusolverDnDgebrd_bufferSize:
 	.p2align 4
 cusolverDnDgelqfHost:
 	.cfi_startproc
-	movq cutap_front_hot+24680(%rip), %r11
+	movq cutap_front_hot+49360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43211,7 +43211,7 @@ cusolverDnDgelqfHost:
 	.p2align 4
 cusolverDnDgemmHost:
 	.cfi_startproc
-	movq cutap_front_hot+24688(%rip), %r11
+	movq cutap_front_hot+49376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43225,7 +43225,7 @@ cusolverDnDgemmHost:
 	.p2align 4
 cusolverDnDgeqlfHost:
 	.cfi_startproc
-	movq cutap_front_hot+24696(%rip), %r11
+	movq cutap_front_hot+49392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43239,7 +43239,7 @@ cusolverDnDgeqlfHost:
 	.p2align 4
 cusolverDnDgeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+24704(%rip), %r11
+	movq cutap_front_hot+49408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43253,7 +43253,7 @@ cusolverDnDgeqrf:
 	.p2align 4
 cusolverDnDgeqrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+24712(%rip), %r11
+	movq cutap_front_hot+49424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43267,7 +43267,7 @@ cusolverDnDgeqrfHost:
 	.p2align 4
 cusolverDnDgeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24720(%rip), %r11
+	movq cutap_front_hot+49440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43281,7 +43281,7 @@ cusolverDnDgeqrf_bufferSize:
 	.p2align 4
 cusolverDnDgesvd:
 	.cfi_startproc
-	movq cutap_front_hot+24728(%rip), %r11
+	movq cutap_front_hot+49456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43295,7 +43295,7 @@ cusolverDnDgesvd:
 	.p2align 4
 cusolverDnDgesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24736(%rip), %r11
+	movq cutap_front_hot+49472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43309,7 +43309,7 @@ cusolverDnDgesvd_bufferSize:
 	.p2align 4
 cusolverDnDgesvdaStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+24744(%rip), %r11
+	movq cutap_front_hot+49488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43323,7 +43323,7 @@ cusolverDnDgesvdaStridedBatched:
 	.p2align 4
 cusolverDnDgesvdaStridedBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24752(%rip), %r11
+	movq cutap_front_hot+49504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43337,7 +43337,7 @@ cusolverDnDgesvdaStridedBatched_bufferSize:
 	.p2align 4
 cusolverDnDgesvdj:
 	.cfi_startproc
-	movq cutap_front_hot+24760(%rip), %r11
+	movq cutap_front_hot+49520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43351,7 +43351,7 @@ cusolverDnDgesvdj:
 	.p2align 4
 cusolverDnDgesvdjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+24768(%rip), %r11
+	movq cutap_front_hot+49536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43365,7 +43365,7 @@ cusolverDnDgesvdjBatched:
 	.p2align 4
 cusolverDnDgesvdjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24776(%rip), %r11
+	movq cutap_front_hot+49552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43379,7 +43379,7 @@ cusolverDnDgesvdjBatched_bufferSize:
 	.p2align 4
 cusolverDnDgesvdj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24784(%rip), %r11
+	movq cutap_front_hot+49568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43393,7 +43393,7 @@ cusolverDnDgesvdj_bufferSize:
 	.p2align 4
 cusolverDnDgetrf:
 	.cfi_startproc
-	movq cutap_front_hot+24792(%rip), %r11
+	movq cutap_front_hot+49584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43407,7 +43407,7 @@ cusolverDnDgetrf:
 	.p2align 4
 cusolverDnDgetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24800(%rip), %r11
+	movq cutap_front_hot+49600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43421,7 +43421,7 @@ cusolverDnDgetrf_bufferSize:
 	.p2align 4
 cusolverDnDgetrs:
 	.cfi_startproc
-	movq cutap_front_hot+24808(%rip), %r11
+	movq cutap_front_hot+49616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43435,7 +43435,7 @@ cusolverDnDgetrs:
 	.p2align 4
 cusolverDnDlacpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+24816(%rip), %r11
+	movq cutap_front_hot+49632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43449,7 +43449,7 @@ cusolverDnDlacpyHost:
 	.p2align 4
 cusolverDnDlamchHost:
 	.cfi_startproc
-	movq cutap_front_hot+24824(%rip), %r11
+	movq cutap_front_hot+49648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43463,7 +43463,7 @@ cusolverDnDlamchHost:
 	.p2align 4
 cusolverDnDlange:
 	.cfi_startproc
-	movq cutap_front_hot+24832(%rip), %r11
+	movq cutap_front_hot+49664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43477,7 +43477,7 @@ cusolverDnDlange:
 	.p2align 4
 cusolverDnDlangeHost:
 	.cfi_startproc
-	movq cutap_front_hot+24840(%rip), %r11
+	movq cutap_front_hot+49680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43491,7 +43491,7 @@ cusolverDnDlangeHost:
 	.p2align 4
 cusolverDnDlange_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24848(%rip), %r11
+	movq cutap_front_hot+49696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43505,7 +43505,7 @@ cusolverDnDlange_bufferSize:
 	.p2align 4
 cusolverDnDlansyHost:
 	.cfi_startproc
-	movq cutap_front_hot+24856(%rip), %r11
+	movq cutap_front_hot+49712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43519,7 +43519,7 @@ cusolverDnDlansyHost:
 	.p2align 4
 cusolverDnDlantrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24864(%rip), %r11
+	movq cutap_front_hot+49728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43533,7 +43533,7 @@ cusolverDnDlantrHost:
 	.p2align 4
 cusolverDnDlarfgHost:
 	.cfi_startproc
-	movq cutap_front_hot+24872(%rip), %r11
+	movq cutap_front_hot+49744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43547,7 +43547,7 @@ cusolverDnDlarfgHost:
 	.p2align 4
 cusolverDnDlarnvHost:
 	.cfi_startproc
-	movq cutap_front_hot+24880(%rip), %r11
+	movq cutap_front_hot+49760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43561,7 +43561,7 @@ cusolverDnDlarnvHost:
 	.p2align 4
 cusolverDnDlasetHost:
 	.cfi_startproc
-	movq cutap_front_hot+24888(%rip), %r11
+	movq cutap_front_hot+49776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43575,7 +43575,7 @@ cusolverDnDlasetHost:
 	.p2align 4
 cusolverDnDlaswp:
 	.cfi_startproc
-	movq cutap_front_hot+24896(%rip), %r11
+	movq cutap_front_hot+49792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43589,7 +43589,7 @@ cusolverDnDlaswp:
 	.p2align 4
 cusolverDnDlauum:
 	.cfi_startproc
-	movq cutap_front_hot+24904(%rip), %r11
+	movq cutap_front_hot+49808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43603,7 +43603,7 @@ cusolverDnDlauum:
 	.p2align 4
 cusolverDnDlauumHost:
 	.cfi_startproc
-	movq cutap_front_hot+24912(%rip), %r11
+	movq cutap_front_hot+49824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43617,7 +43617,7 @@ cusolverDnDlauumHost:
 	.p2align 4
 cusolverDnDlauum_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24920(%rip), %r11
+	movq cutap_front_hot+49840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43631,7 +43631,7 @@ cusolverDnDlauum_bufferSize:
 	.p2align 4
 cusolverDnDnrm2Host:
 	.cfi_startproc
-	movq cutap_front_hot+24928(%rip), %r11
+	movq cutap_front_hot+49856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43645,7 +43645,7 @@ cusolverDnDnrm2Host:
 	.p2align 4
 cusolverDnDorgbr:
 	.cfi_startproc
-	movq cutap_front_hot+24936(%rip), %r11
+	movq cutap_front_hot+49872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43659,7 +43659,7 @@ cusolverDnDorgbr:
 	.p2align 4
 cusolverDnDorgbrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24944(%rip), %r11
+	movq cutap_front_hot+49888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43673,7 +43673,7 @@ cusolverDnDorgbrHost:
 	.p2align 4
 cusolverDnDorgbr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24952(%rip), %r11
+	movq cutap_front_hot+49904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43687,7 +43687,7 @@ cusolverDnDorgbr_bufferSize:
 	.p2align 4
 cusolverDnDorghrHost:
 	.cfi_startproc
-	movq cutap_front_hot+24960(%rip), %r11
+	movq cutap_front_hot+49920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43701,7 +43701,7 @@ cusolverDnDorghrHost:
 	.p2align 4
 cusolverDnDorglqHost:
 	.cfi_startproc
-	movq cutap_front_hot+24968(%rip), %r11
+	movq cutap_front_hot+49936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43715,7 +43715,7 @@ cusolverDnDorglqHost:
 	.p2align 4
 cusolverDnDorgqr:
 	.cfi_startproc
-	movq cutap_front_hot+24976(%rip), %r11
+	movq cutap_front_hot+49952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43729,7 +43729,7 @@ cusolverDnDorgqr:
 	.p2align 4
 cusolverDnDorgqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+24984(%rip), %r11
+	movq cutap_front_hot+49968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43743,7 +43743,7 @@ cusolverDnDorgqr_bufferSize:
 	.p2align 4
 cusolverDnDorgtr:
 	.cfi_startproc
-	movq cutap_front_hot+24992(%rip), %r11
+	movq cutap_front_hot+49984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43757,7 +43757,7 @@ cusolverDnDorgtr:
 	.p2align 4
 cusolverDnDorgtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+25000(%rip), %r11
+	movq cutap_front_hot+50000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43771,7 +43771,7 @@ cusolverDnDorgtrHost:
 	.p2align 4
 cusolverDnDorgtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25008(%rip), %r11
+	movq cutap_front_hot+50016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43785,7 +43785,7 @@ cusolverDnDorgtr_bufferSize:
 	.p2align 4
 cusolverDnDormqr:
 	.cfi_startproc
-	movq cutap_front_hot+25016(%rip), %r11
+	movq cutap_front_hot+50032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43799,7 +43799,7 @@ cusolverDnDormqr:
 	.p2align 4
 cusolverDnDormqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+25024(%rip), %r11
+	movq cutap_front_hot+50048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43813,7 +43813,7 @@ cusolverDnDormqrHost:
 	.p2align 4
 cusolverDnDormqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25032(%rip), %r11
+	movq cutap_front_hot+50064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43827,7 +43827,7 @@ cusolverDnDormqr_bufferSize:
 	.p2align 4
 cusolverDnDormtr:
 	.cfi_startproc
-	movq cutap_front_hot+25040(%rip), %r11
+	movq cutap_front_hot+50080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43841,7 +43841,7 @@ cusolverDnDormtr:
 	.p2align 4
 cusolverDnDormtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+25048(%rip), %r11
+	movq cutap_front_hot+50096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43855,7 +43855,7 @@ cusolverDnDormtrHost:
 	.p2align 4
 cusolverDnDormtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25056(%rip), %r11
+	movq cutap_front_hot+50112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43869,7 +43869,7 @@ cusolverDnDormtr_bufferSize:
 	.p2align 4
 cusolverDnDpotrf:
 	.cfi_startproc
-	movq cutap_front_hot+25064(%rip), %r11
+	movq cutap_front_hot+50128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43883,7 +43883,7 @@ cusolverDnDpotrf:
 	.p2align 4
 cusolverDnDpotrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+25072(%rip), %r11
+	movq cutap_front_hot+50144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43897,7 +43897,7 @@ cusolverDnDpotrfBatched:
 	.p2align 4
 cusolverDnDpotrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+25080(%rip), %r11
+	movq cutap_front_hot+50160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43911,7 +43911,7 @@ cusolverDnDpotrfHost:
 	.p2align 4
 cusolverDnDpotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25088(%rip), %r11
+	movq cutap_front_hot+50176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43925,7 +43925,7 @@ cusolverDnDpotrf_bufferSize:
 	.p2align 4
 cusolverDnDpotri:
 	.cfi_startproc
-	movq cutap_front_hot+25096(%rip), %r11
+	movq cutap_front_hot+50192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43939,7 +43939,7 @@ cusolverDnDpotri:
 	.p2align 4
 cusolverDnDpotriHost:
 	.cfi_startproc
-	movq cutap_front_hot+25104(%rip), %r11
+	movq cutap_front_hot+50208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43953,7 +43953,7 @@ cusolverDnDpotriHost:
 	.p2align 4
 cusolverDnDpotri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25112(%rip), %r11
+	movq cutap_front_hot+50224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43967,7 +43967,7 @@ cusolverDnDpotri_bufferSize:
 	.p2align 4
 cusolverDnDpotrs:
 	.cfi_startproc
-	movq cutap_front_hot+25120(%rip), %r11
+	movq cutap_front_hot+50240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43981,7 +43981,7 @@ cusolverDnDpotrs:
 	.p2align 4
 cusolverDnDpotrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+25128(%rip), %r11
+	movq cutap_front_hot+50256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -43995,7 +43995,7 @@ cusolverDnDpotrsBatched:
 	.p2align 4
 cusolverDnDpotrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+25136(%rip), %r11
+	movq cutap_front_hot+50272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44009,7 +44009,7 @@ cusolverDnDpotrsHost:
 	.p2align 4
 cusolverDnDscalHost:
 	.cfi_startproc
-	movq cutap_front_hot+25144(%rip), %r11
+	movq cutap_front_hot+50288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44023,7 +44023,7 @@ cusolverDnDscalHost:
 	.p2align 4
 cusolverDnDsteqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+25152(%rip), %r11
+	movq cutap_front_hot+50304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44037,7 +44037,7 @@ cusolverDnDsteqrHost:
 	.p2align 4
 cusolverDnDsterfHost:
 	.cfi_startproc
-	movq cutap_front_hot+25160(%rip), %r11
+	movq cutap_front_hot+50320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44051,7 +44051,7 @@ cusolverDnDsterfHost:
 	.p2align 4
 cusolverDnDsyevd:
 	.cfi_startproc
-	movq cutap_front_hot+25168(%rip), %r11
+	movq cutap_front_hot+50336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44065,7 +44065,7 @@ cusolverDnDsyevd:
 	.p2align 4
 cusolverDnDsyevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25176(%rip), %r11
+	movq cutap_front_hot+50352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44079,7 +44079,7 @@ cusolverDnDsyevd_bufferSize:
 	.p2align 4
 cusolverDnDsyevdx:
 	.cfi_startproc
-	movq cutap_front_hot+25184(%rip), %r11
+	movq cutap_front_hot+50368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44093,7 +44093,7 @@ cusolverDnDsyevdx:
 	.p2align 4
 cusolverDnDsyevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25192(%rip), %r11
+	movq cutap_front_hot+50384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44107,7 +44107,7 @@ cusolverDnDsyevdx_bufferSize:
 	.p2align 4
 cusolverDnDsyevj:
 	.cfi_startproc
-	movq cutap_front_hot+25200(%rip), %r11
+	movq cutap_front_hot+50400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44121,7 +44121,7 @@ cusolverDnDsyevj:
 	.p2align 4
 cusolverDnDsyevjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+25208(%rip), %r11
+	movq cutap_front_hot+50416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44135,7 +44135,7 @@ cusolverDnDsyevjBatched:
 	.p2align 4
 cusolverDnDsyevjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25216(%rip), %r11
+	movq cutap_front_hot+50432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44149,7 +44149,7 @@ cusolverDnDsyevjBatched_bufferSize:
 	.p2align 4
 cusolverDnDsyevj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25224(%rip), %r11
+	movq cutap_front_hot+50448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44163,7 +44163,7 @@ cusolverDnDsyevj_bufferSize:
 	.p2align 4
 cusolverDnDsygst:
 	.cfi_startproc
-	movq cutap_front_hot+25232(%rip), %r11
+	movq cutap_front_hot+50464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44177,7 +44177,7 @@ cusolverDnDsygst:
 	.p2align 4
 cusolverDnDsygst_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25240(%rip), %r11
+	movq cutap_front_hot+50480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44191,7 +44191,7 @@ cusolverDnDsygst_bufferSize:
 	.p2align 4
 cusolverDnDsygvd:
 	.cfi_startproc
-	movq cutap_front_hot+25248(%rip), %r11
+	movq cutap_front_hot+50496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44205,7 +44205,7 @@ cusolverDnDsygvd:
 	.p2align 4
 cusolverDnDsygvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25256(%rip), %r11
+	movq cutap_front_hot+50512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44219,7 +44219,7 @@ cusolverDnDsygvd_bufferSize:
 	.p2align 4
 cusolverDnDsygvdx:
 	.cfi_startproc
-	movq cutap_front_hot+25264(%rip), %r11
+	movq cutap_front_hot+50528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44233,7 +44233,7 @@ cusolverDnDsygvdx:
 	.p2align 4
 cusolverDnDsygvdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25272(%rip), %r11
+	movq cutap_front_hot+50544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44247,7 +44247,7 @@ cusolverDnDsygvdx_bufferSize:
 	.p2align 4
 cusolverDnDsygvj:
 	.cfi_startproc
-	movq cutap_front_hot+25280(%rip), %r11
+	movq cutap_front_hot+50560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44261,7 +44261,7 @@ cusolverDnDsygvj:
 	.p2align 4
 cusolverDnDsygvj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25288(%rip), %r11
+	movq cutap_front_hot+50576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44275,7 +44275,7 @@ cusolverDnDsygvj_bufferSize:
 	.p2align 4
 cusolverDnDsytrd:
 	.cfi_startproc
-	movq cutap_front_hot+25296(%rip), %r11
+	movq cutap_front_hot+50592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44289,7 +44289,7 @@ cusolverDnDsytrd:
 	.p2align 4
 cusolverDnDsytrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25304(%rip), %r11
+	movq cutap_front_hot+50608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44303,7 +44303,7 @@ cusolverDnDsytrd_bufferSize:
 	.p2align 4
 cusolverDnDsytrf:
 	.cfi_startproc
-	movq cutap_front_hot+25312(%rip), %r11
+	movq cutap_front_hot+50624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44317,7 +44317,7 @@ cusolverDnDsytrf:
 	.p2align 4
 cusolverDnDsytrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25320(%rip), %r11
+	movq cutap_front_hot+50640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44331,7 +44331,7 @@ cusolverDnDsytrf_bufferSize:
 	.p2align 4
 cusolverDnDsytri:
 	.cfi_startproc
-	movq cutap_front_hot+25328(%rip), %r11
+	movq cutap_front_hot+50656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44345,7 +44345,7 @@ cusolverDnDsytri:
 	.p2align 4
 cusolverDnDsytriHost:
 	.cfi_startproc
-	movq cutap_front_hot+25336(%rip), %r11
+	movq cutap_front_hot+50672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44359,7 +44359,7 @@ cusolverDnDsytriHost:
 	.p2align 4
 cusolverDnDsytri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25344(%rip), %r11
+	movq cutap_front_hot+50688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44373,7 +44373,7 @@ cusolverDnDsytri_bufferSize:
 	.p2align 4
 cusolverDnDsytrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+25352(%rip), %r11
+	movq cutap_front_hot+50704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44387,7 +44387,7 @@ cusolverDnDsytrsHost:
 	.p2align 4
 cusolverDnDtrtriHost:
 	.cfi_startproc
-	movq cutap_front_hot+25360(%rip), %r11
+	movq cutap_front_hot+50720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44401,7 +44401,7 @@ cusolverDnDtrtriHost:
 	.p2align 4
 cusolverDnGeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+25368(%rip), %r11
+	movq cutap_front_hot+50736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44415,7 +44415,7 @@ cusolverDnGeqrf:
 	.p2align 4
 cusolverDnGeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25376(%rip), %r11
+	movq cutap_front_hot+50752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44429,7 +44429,7 @@ cusolverDnGeqrf_bufferSize:
 	.p2align 4
 cusolverDnGesvd:
 	.cfi_startproc
-	movq cutap_front_hot+25384(%rip), %r11
+	movq cutap_front_hot+50768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44443,7 +44443,7 @@ cusolverDnGesvd:
 	.p2align 4
 cusolverDnGesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25392(%rip), %r11
+	movq cutap_front_hot+50784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44457,7 +44457,7 @@ cusolverDnGesvd_bufferSize:
 	.p2align 4
 cusolverDnGetDeterministicMode:
 	.cfi_startproc
-	movq cutap_front_hot+25400(%rip), %r11
+	movq cutap_front_hot+50800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44471,7 +44471,7 @@ cusolverDnGetDeterministicMode:
 	.p2align 4
 cusolverDnGetEmulationStrategy:
 	.cfi_startproc
-	movq cutap_front_hot+25408(%rip), %r11
+	movq cutap_front_hot+50816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44485,7 +44485,7 @@ cusolverDnGetEmulationStrategy:
 	.p2align 4
 cusolverDnGetMathMode:
 	.cfi_startproc
-	movq cutap_front_hot+25416(%rip), %r11
+	movq cutap_front_hot+50832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44499,7 +44499,7 @@ cusolverDnGetMathMode:
 	.p2align 4
 cusolverDnGetStream:
 	.cfi_startproc
-	movq cutap_front_hot+25424(%rip), %r11
+	movq cutap_front_hot+50848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44513,7 +44513,7 @@ cusolverDnGetStream:
 	.p2align 4
 cusolverDnGetrf:
 	.cfi_startproc
-	movq cutap_front_hot+25432(%rip), %r11
+	movq cutap_front_hot+50864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44527,7 +44527,7 @@ cusolverDnGetrf:
 	.p2align 4
 cusolverDnGetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25440(%rip), %r11
+	movq cutap_front_hot+50880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44541,7 +44541,7 @@ cusolverDnGetrf_bufferSize:
 	.p2align 4
 cusolverDnGetrs:
 	.cfi_startproc
-	movq cutap_front_hot+25448(%rip), %r11
+	movq cutap_front_hot+50896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44555,7 +44555,7 @@ cusolverDnGetrs:
 	.p2align 4
 cusolverDnIRSInfosCreate:
 	.cfi_startproc
-	movq cutap_front_hot+25456(%rip), %r11
+	movq cutap_front_hot+50912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44569,7 +44569,7 @@ cusolverDnIRSInfosCreate:
 	.p2align 4
 cusolverDnIRSInfosDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+25464(%rip), %r11
+	movq cutap_front_hot+50928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44583,7 +44583,7 @@ cusolverDnIRSInfosDestroy:
 	.p2align 4
 cusolverDnIRSInfosGetMaxIters:
 	.cfi_startproc
-	movq cutap_front_hot+25472(%rip), %r11
+	movq cutap_front_hot+50944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44597,7 +44597,7 @@ cusolverDnIRSInfosGetMaxIters:
 	.p2align 4
 cusolverDnIRSInfosGetNiters:
 	.cfi_startproc
-	movq cutap_front_hot+25480(%rip), %r11
+	movq cutap_front_hot+50960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44611,7 +44611,7 @@ cusolverDnIRSInfosGetNiters:
 	.p2align 4
 cusolverDnIRSInfosGetOuterNiters:
 	.cfi_startproc
-	movq cutap_front_hot+25488(%rip), %r11
+	movq cutap_front_hot+50976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44625,7 +44625,7 @@ cusolverDnIRSInfosGetOuterNiters:
 	.p2align 4
 cusolverDnIRSInfosGetResidualHistory:
 	.cfi_startproc
-	movq cutap_front_hot+25496(%rip), %r11
+	movq cutap_front_hot+50992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44639,7 +44639,7 @@ cusolverDnIRSInfosGetResidualHistory:
 	.p2align 4
 cusolverDnIRSInfosRequestResidual:
 	.cfi_startproc
-	movq cutap_front_hot+25504(%rip), %r11
+	movq cutap_front_hot+51008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44653,7 +44653,7 @@ cusolverDnIRSInfosRequestResidual:
 	.p2align 4
 cusolverDnIRSParamsCreate:
 	.cfi_startproc
-	movq cutap_front_hot+25512(%rip), %r11
+	movq cutap_front_hot+51024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44667,7 +44667,7 @@ cusolverDnIRSParamsCreate:
 	.p2align 4
 cusolverDnIRSParamsDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+25520(%rip), %r11
+	movq cutap_front_hot+51040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44681,7 +44681,7 @@ cusolverDnIRSParamsDestroy:
 	.p2align 4
 cusolverDnIRSParamsDisableFallback:
 	.cfi_startproc
-	movq cutap_front_hot+25528(%rip), %r11
+	movq cutap_front_hot+51056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44695,7 +44695,7 @@ cusolverDnIRSParamsDisableFallback:
 	.p2align 4
 cusolverDnIRSParamsEnableFallback:
 	.cfi_startproc
-	movq cutap_front_hot+25536(%rip), %r11
+	movq cutap_front_hot+51072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44709,7 +44709,7 @@ cusolverDnIRSParamsEnableFallback:
 	.p2align 4
 cusolverDnIRSParamsGetMaxIters:
 	.cfi_startproc
-	movq cutap_front_hot+25544(%rip), %r11
+	movq cutap_front_hot+51088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44723,7 +44723,7 @@ cusolverDnIRSParamsGetMaxIters:
 	.p2align 4
 cusolverDnIRSParamsSetMaxIters:
 	.cfi_startproc
-	movq cutap_front_hot+25552(%rip), %r11
+	movq cutap_front_hot+51104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44737,7 +44737,7 @@ cusolverDnIRSParamsSetMaxIters:
 	.p2align 4
 cusolverDnIRSParamsSetMaxItersInner:
 	.cfi_startproc
-	movq cutap_front_hot+25560(%rip), %r11
+	movq cutap_front_hot+51120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44751,7 +44751,7 @@ cusolverDnIRSParamsSetMaxItersInner:
 	.p2align 4
 cusolverDnIRSParamsSetRefinementSolver:
 	.cfi_startproc
-	movq cutap_front_hot+25568(%rip), %r11
+	movq cutap_front_hot+51136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44765,7 +44765,7 @@ cusolverDnIRSParamsSetRefinementSolver:
 	.p2align 4
 cusolverDnIRSParamsSetSolverLowestPrecision:
 	.cfi_startproc
-	movq cutap_front_hot+25576(%rip), %r11
+	movq cutap_front_hot+51152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44779,7 +44779,7 @@ cusolverDnIRSParamsSetSolverLowestPrecision:
 	.p2align 4
 cusolverDnIRSParamsSetSolverMainPrecision:
 	.cfi_startproc
-	movq cutap_front_hot+25584(%rip), %r11
+	movq cutap_front_hot+51168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44793,7 +44793,7 @@ cusolverDnIRSParamsSetSolverMainPrecision:
 	.p2align 4
 cusolverDnIRSParamsSetSolverPrecisions:
 	.cfi_startproc
-	movq cutap_front_hot+25592(%rip), %r11
+	movq cutap_front_hot+51184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44807,7 +44807,7 @@ cusolverDnIRSParamsSetSolverPrecisions:
 	.p2align 4
 cusolverDnIRSParamsSetTol:
 	.cfi_startproc
-	movq cutap_front_hot+25600(%rip), %r11
+	movq cutap_front_hot+51200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44821,7 +44821,7 @@ cusolverDnIRSParamsSetTol:
 	.p2align 4
 cusolverDnIRSParamsSetTolInner:
 	.cfi_startproc
-	movq cutap_front_hot+25608(%rip), %r11
+	movq cutap_front_hot+51216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44835,7 +44835,7 @@ cusolverDnIRSParamsSetTolInner:
 	.p2align 4
 cusolverDnIRSXgels:
 	.cfi_startproc
-	movq cutap_front_hot+25616(%rip), %r11
+	movq cutap_front_hot+51232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44849,7 +44849,7 @@ cusolverDnIRSXgels:
 	.p2align 4
 cusolverDnIRSXgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25624(%rip), %r11
+	movq cutap_front_hot+51248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44863,7 +44863,7 @@ cusolverDnIRSXgels_bufferSize:
 	.p2align 4
 cusolverDnIRSXgesv:
 	.cfi_startproc
-	movq cutap_front_hot+25632(%rip), %r11
+	movq cutap_front_hot+51264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44877,7 +44877,7 @@ cusolverDnIRSXgesv:
 	.p2align 4
 cusolverDnIRSXgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25640(%rip), %r11
+	movq cutap_front_hot+51280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44891,7 +44891,7 @@ cusolverDnIRSXgesv_bufferSize:
 	.p2align 4
 cusolverDnPotrf:
 	.cfi_startproc
-	movq cutap_front_hot+25648(%rip), %r11
+	movq cutap_front_hot+51296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44905,7 +44905,7 @@ cusolverDnPotrf:
 	.p2align 4
 cusolverDnPotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25656(%rip), %r11
+	movq cutap_front_hot+51312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44919,7 +44919,7 @@ cusolverDnPotrf_bufferSize:
 	.p2align 4
 cusolverDnPotrs:
 	.cfi_startproc
-	movq cutap_front_hot+25664(%rip), %r11
+	movq cutap_front_hot+51328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44933,7 +44933,7 @@ cusolverDnPotrs:
 	.p2align 4
 cusolverDnSBgels:
 	.cfi_startproc
-	movq cutap_front_hot+25672(%rip), %r11
+	movq cutap_front_hot+51344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44947,7 +44947,7 @@ cusolverDnSBgels:
 	.p2align 4
 cusolverDnSBgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25680(%rip), %r11
+	movq cutap_front_hot+51360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44961,7 +44961,7 @@ cusolverDnSBgels_bufferSize:
 	.p2align 4
 cusolverDnSBgesv:
 	.cfi_startproc
-	movq cutap_front_hot+25688(%rip), %r11
+	movq cutap_front_hot+51376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44975,7 +44975,7 @@ cusolverDnSBgesv:
 	.p2align 4
 cusolverDnSBgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25696(%rip), %r11
+	movq cutap_front_hot+51392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -44989,7 +44989,7 @@ cusolverDnSBgesv_bufferSize:
 	.p2align 4
 cusolverDnSHgels:
 	.cfi_startproc
-	movq cutap_front_hot+25704(%rip), %r11
+	movq cutap_front_hot+51408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45003,7 +45003,7 @@ cusolverDnSHgels:
 	.p2align 4
 cusolverDnSHgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25712(%rip), %r11
+	movq cutap_front_hot+51424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45017,7 +45017,7 @@ cusolverDnSHgels_bufferSize:
 	.p2align 4
 cusolverDnSHgesv:
 	.cfi_startproc
-	movq cutap_front_hot+25720(%rip), %r11
+	movq cutap_front_hot+51440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45031,7 +45031,7 @@ cusolverDnSHgesv:
 	.p2align 4
 cusolverDnSHgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25728(%rip), %r11
+	movq cutap_front_hot+51456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45045,7 +45045,7 @@ cusolverDnSHgesv_bufferSize:
 	.p2align 4
 cusolverDnSSgels:
 	.cfi_startproc
-	movq cutap_front_hot+25736(%rip), %r11
+	movq cutap_front_hot+51472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45059,7 +45059,7 @@ cusolverDnSSgels:
 	.p2align 4
 cusolverDnSSgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25744(%rip), %r11
+	movq cutap_front_hot+51488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45073,7 +45073,7 @@ cusolverDnSSgels_bufferSize:
 	.p2align 4
 cusolverDnSSgesv:
 	.cfi_startproc
-	movq cutap_front_hot+25752(%rip), %r11
+	movq cutap_front_hot+51504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45087,7 +45087,7 @@ cusolverDnSSgesv:
 	.p2align 4
 cusolverDnSSgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25760(%rip), %r11
+	movq cutap_front_hot+51520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45101,7 +45101,7 @@ cusolverDnSSgesv_bufferSize:
 	.p2align 4
 cusolverDnSXgels:
 	.cfi_startproc
-	movq cutap_front_hot+25768(%rip), %r11
+	movq cutap_front_hot+51536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45115,7 +45115,7 @@ cusolverDnSXgels:
 	.p2align 4
 cusolverDnSXgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25776(%rip), %r11
+	movq cutap_front_hot+51552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45129,7 +45129,7 @@ cusolverDnSXgels_bufferSize:
 	.p2align 4
 cusolverDnSXgesv:
 	.cfi_startproc
-	movq cutap_front_hot+25784(%rip), %r11
+	movq cutap_front_hot+51568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45143,7 +45143,7 @@ cusolverDnSXgesv:
 	.p2align 4
 cusolverDnSXgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25792(%rip), %r11
+	movq cutap_front_hot+51584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45157,7 +45157,7 @@ cusolverDnSXgesv_bufferSize:
 	.p2align 4
 cusolverDnSaxpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+25800(%rip), %r11
+	movq cutap_front_hot+51600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45171,7 +45171,7 @@ cusolverDnSaxpyHost:
 	.p2align 4
 cusolverDnSetAdvOptions:
 	.cfi_startproc
-	movq cutap_front_hot+25808(%rip), %r11
+	movq cutap_front_hot+51616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45185,7 +45185,7 @@ cusolverDnSetAdvOptions:
 	.p2align 4
 cusolverDnSetDeterministicMode:
 	.cfi_startproc
-	movq cutap_front_hot+25816(%rip), %r11
+	movq cutap_front_hot+51632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45199,7 +45199,7 @@ cusolverDnSetDeterministicMode:
 	.p2align 4
 cusolverDnSetEmulationStrategy:
 	.cfi_startproc
-	movq cutap_front_hot+25824(%rip), %r11
+	movq cutap_front_hot+51648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45213,7 +45213,7 @@ cusolverDnSetEmulationStrategy:
 	.p2align 4
 cusolverDnSetMathMode:
 	.cfi_startproc
-	movq cutap_front_hot+25832(%rip), %r11
+	movq cutap_front_hot+51664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45227,7 +45227,7 @@ cusolverDnSetMathMode:
 	.p2align 4
 cusolverDnSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+25840(%rip), %r11
+	movq cutap_front_hot+51680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45241,7 +45241,7 @@ cusolverDnSetStream:
 	.p2align 4
 cusolverDnSeyeBatch:
 	.cfi_startproc
-	movq cutap_front_hot+25848(%rip), %r11
+	movq cutap_front_hot+51696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45255,7 +45255,7 @@ cusolverDnSeyeBatch:
 	.p2align 4
 cusolverDnSgebrd:
 	.cfi_startproc
-	movq cutap_front_hot+25856(%rip), %r11
+	movq cutap_front_hot+51712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45269,7 +45269,7 @@ cusolverDnSgebrd:
 	.p2align 4
 cusolverDnSgebrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25864(%rip), %r11
+	movq cutap_front_hot+51728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45283,7 +45283,7 @@ cusolverDnSgebrd_bufferSize:
 	.p2align 4
 cusolverDnSgelqfHost:
 	.cfi_startproc
-	movq cutap_front_hot+25872(%rip), %r11
+	movq cutap_front_hot+51744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45297,7 +45297,7 @@ cusolverDnSgelqfHost:
 	.p2align 4
 cusolverDnSgemmHost:
 	.cfi_startproc
-	movq cutap_front_hot+25880(%rip), %r11
+	movq cutap_front_hot+51760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45311,7 +45311,7 @@ cusolverDnSgemmHost:
 	.p2align 4
 cusolverDnSgeqlfHost:
 	.cfi_startproc
-	movq cutap_front_hot+25888(%rip), %r11
+	movq cutap_front_hot+51776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45325,7 +45325,7 @@ cusolverDnSgeqlfHost:
 	.p2align 4
 cusolverDnSgeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+25896(%rip), %r11
+	movq cutap_front_hot+51792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45339,7 +45339,7 @@ cusolverDnSgeqrf:
 	.p2align 4
 cusolverDnSgeqrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+25904(%rip), %r11
+	movq cutap_front_hot+51808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45353,7 +45353,7 @@ cusolverDnSgeqrfHost:
 	.p2align 4
 cusolverDnSgeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25912(%rip), %r11
+	movq cutap_front_hot+51824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45367,7 +45367,7 @@ cusolverDnSgeqrf_bufferSize:
 	.p2align 4
 cusolverDnSgesvd:
 	.cfi_startproc
-	movq cutap_front_hot+25920(%rip), %r11
+	movq cutap_front_hot+51840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45381,7 +45381,7 @@ cusolverDnSgesvd:
 	.p2align 4
 cusolverDnSgesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25928(%rip), %r11
+	movq cutap_front_hot+51856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45395,7 +45395,7 @@ cusolverDnSgesvd_bufferSize:
 	.p2align 4
 cusolverDnSgesvdaStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+25936(%rip), %r11
+	movq cutap_front_hot+51872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45409,7 +45409,7 @@ cusolverDnSgesvdaStridedBatched:
 	.p2align 4
 cusolverDnSgesvdaStridedBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25944(%rip), %r11
+	movq cutap_front_hot+51888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45423,7 +45423,7 @@ cusolverDnSgesvdaStridedBatched_bufferSize:
 	.p2align 4
 cusolverDnSgesvdj:
 	.cfi_startproc
-	movq cutap_front_hot+25952(%rip), %r11
+	movq cutap_front_hot+51904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45437,7 +45437,7 @@ cusolverDnSgesvdj:
 	.p2align 4
 cusolverDnSgesvdjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+25960(%rip), %r11
+	movq cutap_front_hot+51920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45451,7 +45451,7 @@ cusolverDnSgesvdjBatched:
 	.p2align 4
 cusolverDnSgesvdjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25968(%rip), %r11
+	movq cutap_front_hot+51936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45465,7 +45465,7 @@ cusolverDnSgesvdjBatched_bufferSize:
 	.p2align 4
 cusolverDnSgesvdj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25976(%rip), %r11
+	movq cutap_front_hot+51952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45479,7 +45479,7 @@ cusolverDnSgesvdj_bufferSize:
 	.p2align 4
 cusolverDnSgetrf:
 	.cfi_startproc
-	movq cutap_front_hot+25984(%rip), %r11
+	movq cutap_front_hot+51968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45493,7 +45493,7 @@ cusolverDnSgetrf:
 	.p2align 4
 cusolverDnSgetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+25992(%rip), %r11
+	movq cutap_front_hot+51984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45507,7 +45507,7 @@ cusolverDnSgetrf_bufferSize:
 	.p2align 4
 cusolverDnSgetrs:
 	.cfi_startproc
-	movq cutap_front_hot+26000(%rip), %r11
+	movq cutap_front_hot+52000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45521,7 +45521,7 @@ cusolverDnSgetrs:
 	.p2align 4
 cusolverDnSlacpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+26008(%rip), %r11
+	movq cutap_front_hot+52016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45535,7 +45535,7 @@ cusolverDnSlacpyHost:
 	.p2align 4
 cusolverDnSlamchHost:
 	.cfi_startproc
-	movq cutap_front_hot+26016(%rip), %r11
+	movq cutap_front_hot+52032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45549,7 +45549,7 @@ cusolverDnSlamchHost:
 	.p2align 4
 cusolverDnSlange:
 	.cfi_startproc
-	movq cutap_front_hot+26024(%rip), %r11
+	movq cutap_front_hot+52048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45563,7 +45563,7 @@ cusolverDnSlange:
 	.p2align 4
 cusolverDnSlangeHost:
 	.cfi_startproc
-	movq cutap_front_hot+26032(%rip), %r11
+	movq cutap_front_hot+52064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45577,7 +45577,7 @@ cusolverDnSlangeHost:
 	.p2align 4
 cusolverDnSlange_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26040(%rip), %r11
+	movq cutap_front_hot+52080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45591,7 +45591,7 @@ cusolverDnSlange_bufferSize:
 	.p2align 4
 cusolverDnSlansyHost:
 	.cfi_startproc
-	movq cutap_front_hot+26048(%rip), %r11
+	movq cutap_front_hot+52096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45605,7 +45605,7 @@ cusolverDnSlansyHost:
 	.p2align 4
 cusolverDnSlantrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26056(%rip), %r11
+	movq cutap_front_hot+52112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45619,7 +45619,7 @@ cusolverDnSlantrHost:
 	.p2align 4
 cusolverDnSlarfgHost:
 	.cfi_startproc
-	movq cutap_front_hot+26064(%rip), %r11
+	movq cutap_front_hot+52128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45633,7 +45633,7 @@ cusolverDnSlarfgHost:
 	.p2align 4
 cusolverDnSlarnvHost:
 	.cfi_startproc
-	movq cutap_front_hot+26072(%rip), %r11
+	movq cutap_front_hot+52144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45647,7 +45647,7 @@ cusolverDnSlarnvHost:
 	.p2align 4
 cusolverDnSlasetHost:
 	.cfi_startproc
-	movq cutap_front_hot+26080(%rip), %r11
+	movq cutap_front_hot+52160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45661,7 +45661,7 @@ cusolverDnSlasetHost:
 	.p2align 4
 cusolverDnSlaswp:
 	.cfi_startproc
-	movq cutap_front_hot+26088(%rip), %r11
+	movq cutap_front_hot+52176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45675,7 +45675,7 @@ cusolverDnSlaswp:
 	.p2align 4
 cusolverDnSlauum:
 	.cfi_startproc
-	movq cutap_front_hot+26096(%rip), %r11
+	movq cutap_front_hot+52192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45689,7 +45689,7 @@ cusolverDnSlauum:
 	.p2align 4
 cusolverDnSlauumHost:
 	.cfi_startproc
-	movq cutap_front_hot+26104(%rip), %r11
+	movq cutap_front_hot+52208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45703,7 +45703,7 @@ cusolverDnSlauumHost:
 	.p2align 4
 cusolverDnSlauum_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26112(%rip), %r11
+	movq cutap_front_hot+52224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45717,7 +45717,7 @@ cusolverDnSlauum_bufferSize:
 	.p2align 4
 cusolverDnSnrm2Host:
 	.cfi_startproc
-	movq cutap_front_hot+26120(%rip), %r11
+	movq cutap_front_hot+52240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45731,7 +45731,7 @@ cusolverDnSnrm2Host:
 	.p2align 4
 cusolverDnSorgbr:
 	.cfi_startproc
-	movq cutap_front_hot+26128(%rip), %r11
+	movq cutap_front_hot+52256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45745,7 +45745,7 @@ cusolverDnSorgbr:
 	.p2align 4
 cusolverDnSorgbrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26136(%rip), %r11
+	movq cutap_front_hot+52272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45759,7 +45759,7 @@ cusolverDnSorgbrHost:
 	.p2align 4
 cusolverDnSorgbr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26144(%rip), %r11
+	movq cutap_front_hot+52288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45773,7 +45773,7 @@ cusolverDnSorgbr_bufferSize:
 	.p2align 4
 cusolverDnSorghrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26152(%rip), %r11
+	movq cutap_front_hot+52304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45787,7 +45787,7 @@ cusolverDnSorghrHost:
 	.p2align 4
 cusolverDnSorglqHost:
 	.cfi_startproc
-	movq cutap_front_hot+26160(%rip), %r11
+	movq cutap_front_hot+52320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45801,7 +45801,7 @@ cusolverDnSorglqHost:
 	.p2align 4
 cusolverDnSorgqr:
 	.cfi_startproc
-	movq cutap_front_hot+26168(%rip), %r11
+	movq cutap_front_hot+52336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45815,7 +45815,7 @@ cusolverDnSorgqr:
 	.p2align 4
 cusolverDnSorgqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26176(%rip), %r11
+	movq cutap_front_hot+52352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45829,7 +45829,7 @@ cusolverDnSorgqr_bufferSize:
 	.p2align 4
 cusolverDnSorgtr:
 	.cfi_startproc
-	movq cutap_front_hot+26184(%rip), %r11
+	movq cutap_front_hot+52368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45843,7 +45843,7 @@ cusolverDnSorgtr:
 	.p2align 4
 cusolverDnSorgtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26192(%rip), %r11
+	movq cutap_front_hot+52384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45857,7 +45857,7 @@ cusolverDnSorgtrHost:
 	.p2align 4
 cusolverDnSorgtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26200(%rip), %r11
+	movq cutap_front_hot+52400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45871,7 +45871,7 @@ cusolverDnSorgtr_bufferSize:
 	.p2align 4
 cusolverDnSormqr:
 	.cfi_startproc
-	movq cutap_front_hot+26208(%rip), %r11
+	movq cutap_front_hot+52416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45885,7 +45885,7 @@ cusolverDnSormqr:
 	.p2align 4
 cusolverDnSormqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26216(%rip), %r11
+	movq cutap_front_hot+52432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45899,7 +45899,7 @@ cusolverDnSormqrHost:
 	.p2align 4
 cusolverDnSormqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26224(%rip), %r11
+	movq cutap_front_hot+52448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45913,7 +45913,7 @@ cusolverDnSormqr_bufferSize:
 	.p2align 4
 cusolverDnSormtr:
 	.cfi_startproc
-	movq cutap_front_hot+26232(%rip), %r11
+	movq cutap_front_hot+52464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45927,7 +45927,7 @@ cusolverDnSormtr:
 	.p2align 4
 cusolverDnSormtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26240(%rip), %r11
+	movq cutap_front_hot+52480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45941,7 +45941,7 @@ cusolverDnSormtrHost:
 	.p2align 4
 cusolverDnSormtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26248(%rip), %r11
+	movq cutap_front_hot+52496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45955,7 +45955,7 @@ cusolverDnSormtr_bufferSize:
 	.p2align 4
 cusolverDnSpotrf:
 	.cfi_startproc
-	movq cutap_front_hot+26256(%rip), %r11
+	movq cutap_front_hot+52512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45969,7 +45969,7 @@ cusolverDnSpotrf:
 	.p2align 4
 cusolverDnSpotrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+26264(%rip), %r11
+	movq cutap_front_hot+52528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45983,7 +45983,7 @@ cusolverDnSpotrfBatched:
 	.p2align 4
 cusolverDnSpotrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+26272(%rip), %r11
+	movq cutap_front_hot+52544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -45997,7 +45997,7 @@ cusolverDnSpotrfHost:
 	.p2align 4
 cusolverDnSpotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26280(%rip), %r11
+	movq cutap_front_hot+52560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46011,7 +46011,7 @@ cusolverDnSpotrf_bufferSize:
 	.p2align 4
 cusolverDnSpotri:
 	.cfi_startproc
-	movq cutap_front_hot+26288(%rip), %r11
+	movq cutap_front_hot+52576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46025,7 +46025,7 @@ cusolverDnSpotri:
 	.p2align 4
 cusolverDnSpotriHost:
 	.cfi_startproc
-	movq cutap_front_hot+26296(%rip), %r11
+	movq cutap_front_hot+52592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46039,7 +46039,7 @@ cusolverDnSpotriHost:
 	.p2align 4
 cusolverDnSpotri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26304(%rip), %r11
+	movq cutap_front_hot+52608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46053,7 +46053,7 @@ cusolverDnSpotri_bufferSize:
 	.p2align 4
 cusolverDnSpotrs:
 	.cfi_startproc
-	movq cutap_front_hot+26312(%rip), %r11
+	movq cutap_front_hot+52624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46067,7 +46067,7 @@ cusolverDnSpotrs:
 	.p2align 4
 cusolverDnSpotrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+26320(%rip), %r11
+	movq cutap_front_hot+52640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46081,7 +46081,7 @@ cusolverDnSpotrsBatched:
 	.p2align 4
 cusolverDnSpotrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+26328(%rip), %r11
+	movq cutap_front_hot+52656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46095,7 +46095,7 @@ cusolverDnSpotrsHost:
 	.p2align 4
 cusolverDnSscalHost:
 	.cfi_startproc
-	movq cutap_front_hot+26336(%rip), %r11
+	movq cutap_front_hot+52672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46109,7 +46109,7 @@ cusolverDnSscalHost:
 	.p2align 4
 cusolverDnSsteqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+26344(%rip), %r11
+	movq cutap_front_hot+52688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46123,7 +46123,7 @@ cusolverDnSsteqrHost:
 	.p2align 4
 cusolverDnSsterfHost:
 	.cfi_startproc
-	movq cutap_front_hot+26352(%rip), %r11
+	movq cutap_front_hot+52704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46137,7 +46137,7 @@ cusolverDnSsterfHost:
 	.p2align 4
 cusolverDnSsyevd:
 	.cfi_startproc
-	movq cutap_front_hot+26360(%rip), %r11
+	movq cutap_front_hot+52720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46151,7 +46151,7 @@ cusolverDnSsyevd:
 	.p2align 4
 cusolverDnSsyevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26368(%rip), %r11
+	movq cutap_front_hot+52736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46165,7 +46165,7 @@ cusolverDnSsyevd_bufferSize:
 	.p2align 4
 cusolverDnSsyevdx:
 	.cfi_startproc
-	movq cutap_front_hot+26376(%rip), %r11
+	movq cutap_front_hot+52752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46179,7 +46179,7 @@ cusolverDnSsyevdx:
 	.p2align 4
 cusolverDnSsyevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26384(%rip), %r11
+	movq cutap_front_hot+52768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46193,7 +46193,7 @@ cusolverDnSsyevdx_bufferSize:
 	.p2align 4
 cusolverDnSsyevj:
 	.cfi_startproc
-	movq cutap_front_hot+26392(%rip), %r11
+	movq cutap_front_hot+52784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46207,7 +46207,7 @@ cusolverDnSsyevj:
 	.p2align 4
 cusolverDnSsyevjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+26400(%rip), %r11
+	movq cutap_front_hot+52800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46221,7 +46221,7 @@ cusolverDnSsyevjBatched:
 	.p2align 4
 cusolverDnSsyevjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26408(%rip), %r11
+	movq cutap_front_hot+52816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46235,7 +46235,7 @@ cusolverDnSsyevjBatched_bufferSize:
 	.p2align 4
 cusolverDnSsyevj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26416(%rip), %r11
+	movq cutap_front_hot+52832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46249,7 +46249,7 @@ cusolverDnSsyevj_bufferSize:
 	.p2align 4
 cusolverDnSsygst:
 	.cfi_startproc
-	movq cutap_front_hot+26424(%rip), %r11
+	movq cutap_front_hot+52848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46263,7 +46263,7 @@ cusolverDnSsygst:
 	.p2align 4
 cusolverDnSsygst_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26432(%rip), %r11
+	movq cutap_front_hot+52864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46277,7 +46277,7 @@ cusolverDnSsygst_bufferSize:
 	.p2align 4
 cusolverDnSsygvd:
 	.cfi_startproc
-	movq cutap_front_hot+26440(%rip), %r11
+	movq cutap_front_hot+52880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46291,7 +46291,7 @@ cusolverDnSsygvd:
 	.p2align 4
 cusolverDnSsygvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26448(%rip), %r11
+	movq cutap_front_hot+52896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46305,7 +46305,7 @@ cusolverDnSsygvd_bufferSize:
 	.p2align 4
 cusolverDnSsygvdx:
 	.cfi_startproc
-	movq cutap_front_hot+26456(%rip), %r11
+	movq cutap_front_hot+52912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46319,7 +46319,7 @@ cusolverDnSsygvdx:
 	.p2align 4
 cusolverDnSsygvdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26464(%rip), %r11
+	movq cutap_front_hot+52928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46333,7 +46333,7 @@ cusolverDnSsygvdx_bufferSize:
 	.p2align 4
 cusolverDnSsygvj:
 	.cfi_startproc
-	movq cutap_front_hot+26472(%rip), %r11
+	movq cutap_front_hot+52944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46347,7 +46347,7 @@ cusolverDnSsygvj:
 	.p2align 4
 cusolverDnSsygvj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26480(%rip), %r11
+	movq cutap_front_hot+52960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46361,7 +46361,7 @@ cusolverDnSsygvj_bufferSize:
 	.p2align 4
 cusolverDnSsytrd:
 	.cfi_startproc
-	movq cutap_front_hot+26488(%rip), %r11
+	movq cutap_front_hot+52976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46375,7 +46375,7 @@ cusolverDnSsytrd:
 	.p2align 4
 cusolverDnSsytrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26496(%rip), %r11
+	movq cutap_front_hot+52992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46389,7 +46389,7 @@ cusolverDnSsytrd_bufferSize:
 	.p2align 4
 cusolverDnSsytrf:
 	.cfi_startproc
-	movq cutap_front_hot+26504(%rip), %r11
+	movq cutap_front_hot+53008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46403,7 +46403,7 @@ cusolverDnSsytrf:
 	.p2align 4
 cusolverDnSsytrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26512(%rip), %r11
+	movq cutap_front_hot+53024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46417,7 +46417,7 @@ cusolverDnSsytrf_bufferSize:
 	.p2align 4
 cusolverDnSsytri:
 	.cfi_startproc
-	movq cutap_front_hot+26520(%rip), %r11
+	movq cutap_front_hot+53040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46431,7 +46431,7 @@ cusolverDnSsytri:
 	.p2align 4
 cusolverDnSsytriHost:
 	.cfi_startproc
-	movq cutap_front_hot+26528(%rip), %r11
+	movq cutap_front_hot+53056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46445,7 +46445,7 @@ cusolverDnSsytriHost:
 	.p2align 4
 cusolverDnSsytri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26536(%rip), %r11
+	movq cutap_front_hot+53072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46459,7 +46459,7 @@ cusolverDnSsytri_bufferSize:
 	.p2align 4
 cusolverDnSsytrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+26544(%rip), %r11
+	movq cutap_front_hot+53088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46473,7 +46473,7 @@ cusolverDnSsytrsHost:
 	.p2align 4
 cusolverDnStrtriHost:
 	.cfi_startproc
-	movq cutap_front_hot+26552(%rip), %r11
+	movq cutap_front_hot+53104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46487,7 +46487,7 @@ cusolverDnStrtriHost:
 	.p2align 4
 cusolverDnSyevd:
 	.cfi_startproc
-	movq cutap_front_hot+26560(%rip), %r11
+	movq cutap_front_hot+53120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46501,7 +46501,7 @@ cusolverDnSyevd:
 	.p2align 4
 cusolverDnSyevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26568(%rip), %r11
+	movq cutap_front_hot+53136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46515,7 +46515,7 @@ cusolverDnSyevd_bufferSize:
 	.p2align 4
 cusolverDnSyevdx:
 	.cfi_startproc
-	movq cutap_front_hot+26576(%rip), %r11
+	movq cutap_front_hot+53152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46529,7 +46529,7 @@ cusolverDnSyevdx:
 	.p2align 4
 cusolverDnSyevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26584(%rip), %r11
+	movq cutap_front_hot+53168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46543,7 +46543,7 @@ cusolverDnSyevdx_bufferSize:
 	.p2align 4
 cusolverDnXfillRandNormalOnDevice:
 	.cfi_startproc
-	movq cutap_front_hot+26592(%rip), %r11
+	movq cutap_front_hot+53184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46557,7 +46557,7 @@ cusolverDnXfillRandNormalOnDevice:
 	.p2align 4
 cusolverDnXfillRandNormalOnHost:
 	.cfi_startproc
-	movq cutap_front_hot+26600(%rip), %r11
+	movq cutap_front_hot+53200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46571,7 +46571,7 @@ cusolverDnXfillRandNormalOnHost:
 	.p2align 4
 cusolverDnXgeev:
 	.cfi_startproc
-	movq cutap_front_hot+26608(%rip), %r11
+	movq cutap_front_hot+53216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46585,7 +46585,7 @@ cusolverDnXgeev:
 	.p2align 4
 cusolverDnXgeev_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26616(%rip), %r11
+	movq cutap_front_hot+53232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46599,7 +46599,7 @@ cusolverDnXgeev_bufferSize:
 	.p2align 4
 cusolverDnXgeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+26624(%rip), %r11
+	movq cutap_front_hot+53248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46613,7 +46613,7 @@ cusolverDnXgeqrf:
 	.p2align 4
 cusolverDnXgeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26632(%rip), %r11
+	movq cutap_front_hot+53264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46627,7 +46627,7 @@ cusolverDnXgeqrf_bufferSize:
 	.p2align 4
 cusolverDnXgesvd:
 	.cfi_startproc
-	movq cutap_front_hot+26640(%rip), %r11
+	movq cutap_front_hot+53280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46641,7 +46641,7 @@ cusolverDnXgesvd:
 	.p2align 4
 cusolverDnXgesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26648(%rip), %r11
+	movq cutap_front_hot+53296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46655,7 +46655,7 @@ cusolverDnXgesvd_bufferSize:
 	.p2align 4
 cusolverDnXgesvdjGetResidual:
 	.cfi_startproc
-	movq cutap_front_hot+26656(%rip), %r11
+	movq cutap_front_hot+53312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46669,7 +46669,7 @@ cusolverDnXgesvdjGetResidual:
 	.p2align 4
 cusolverDnXgesvdjGetSweeps:
 	.cfi_startproc
-	movq cutap_front_hot+26664(%rip), %r11
+	movq cutap_front_hot+53328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46683,7 +46683,7 @@ cusolverDnXgesvdjGetSweeps:
 	.p2align 4
 cusolverDnXgesvdjSetMaxSweeps:
 	.cfi_startproc
-	movq cutap_front_hot+26672(%rip), %r11
+	movq cutap_front_hot+53344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46697,7 +46697,7 @@ cusolverDnXgesvdjSetMaxSweeps:
 	.p2align 4
 cusolverDnXgesvdjSetSortEig:
 	.cfi_startproc
-	movq cutap_front_hot+26680(%rip), %r11
+	movq cutap_front_hot+53360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46711,7 +46711,7 @@ cusolverDnXgesvdjSetSortEig:
 	.p2align 4
 cusolverDnXgesvdjSetTolerance:
 	.cfi_startproc
-	movq cutap_front_hot+26688(%rip), %r11
+	movq cutap_front_hot+53376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46725,7 +46725,7 @@ cusolverDnXgesvdjSetTolerance:
 	.p2align 4
 cusolverDnXgesvdp:
 	.cfi_startproc
-	movq cutap_front_hot+26696(%rip), %r11
+	movq cutap_front_hot+53392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46739,7 +46739,7 @@ cusolverDnXgesvdp:
 	.p2align 4
 cusolverDnXgesvdp_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26704(%rip), %r11
+	movq cutap_front_hot+53408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46753,7 +46753,7 @@ cusolverDnXgesvdp_bufferSize:
 	.p2align 4
 cusolverDnXgesvdr:
 	.cfi_startproc
-	movq cutap_front_hot+26712(%rip), %r11
+	movq cutap_front_hot+53424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46767,7 +46767,7 @@ cusolverDnXgesvdr:
 	.p2align 4
 cusolverDnXgesvdr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26720(%rip), %r11
+	movq cutap_front_hot+53440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46781,7 +46781,7 @@ cusolverDnXgesvdr_bufferSize:
 	.p2align 4
 cusolverDnXgetrf:
 	.cfi_startproc
-	movq cutap_front_hot+26728(%rip), %r11
+	movq cutap_front_hot+53456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46795,7 +46795,7 @@ cusolverDnXgetrf:
 	.p2align 4
 cusolverDnXgetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26736(%rip), %r11
+	movq cutap_front_hot+53472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46809,7 +46809,7 @@ cusolverDnXgetrf_bufferSize:
 	.p2align 4
 cusolverDnXgetrs:
 	.cfi_startproc
-	movq cutap_front_hot+26744(%rip), %r11
+	movq cutap_front_hot+53488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46823,7 +46823,7 @@ cusolverDnXgetrs:
 	.p2align 4
 cusolverDnXlansy:
 	.cfi_startproc
-	movq cutap_front_hot+26752(%rip), %r11
+	movq cutap_front_hot+53504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46837,7 +46837,7 @@ cusolverDnXlansy:
 	.p2align 4
 cusolverDnXlansy_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26760(%rip), %r11
+	movq cutap_front_hot+53520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46851,7 +46851,7 @@ cusolverDnXlansy_bufferSize:
 	.p2align 4
 cusolverDnXlarft:
 	.cfi_startproc
-	movq cutap_front_hot+26768(%rip), %r11
+	movq cutap_front_hot+53536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46865,7 +46865,7 @@ cusolverDnXlarft:
 	.p2align 4
 cusolverDnXlarft_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26776(%rip), %r11
+	movq cutap_front_hot+53552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46879,7 +46879,7 @@ cusolverDnXlarft_bufferSize:
 	.p2align 4
 cusolverDnXpotrf:
 	.cfi_startproc
-	movq cutap_front_hot+26784(%rip), %r11
+	movq cutap_front_hot+53568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46893,7 +46893,7 @@ cusolverDnXpotrf:
 	.p2align 4
 cusolverDnXpotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26792(%rip), %r11
+	movq cutap_front_hot+53584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46907,7 +46907,7 @@ cusolverDnXpotrf_bufferSize:
 	.p2align 4
 cusolverDnXpotrs:
 	.cfi_startproc
-	movq cutap_front_hot+26800(%rip), %r11
+	movq cutap_front_hot+53600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46921,7 +46921,7 @@ cusolverDnXpotrs:
 	.p2align 4
 cusolverDnXsyevBatched:
 	.cfi_startproc
-	movq cutap_front_hot+26808(%rip), %r11
+	movq cutap_front_hot+53616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46935,7 +46935,7 @@ cusolverDnXsyevBatched:
 	.p2align 4
 cusolverDnXsyevBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26816(%rip), %r11
+	movq cutap_front_hot+53632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46949,7 +46949,7 @@ cusolverDnXsyevBatched_bufferSize:
 	.p2align 4
 cusolverDnXsyevd:
 	.cfi_startproc
-	movq cutap_front_hot+26824(%rip), %r11
+	movq cutap_front_hot+53648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46963,7 +46963,7 @@ cusolverDnXsyevd:
 	.p2align 4
 cusolverDnXsyevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26832(%rip), %r11
+	movq cutap_front_hot+53664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46977,7 +46977,7 @@ cusolverDnXsyevd_bufferSize:
 	.p2align 4
 cusolverDnXsyevdx:
 	.cfi_startproc
-	movq cutap_front_hot+26840(%rip), %r11
+	movq cutap_front_hot+53680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -46991,7 +46991,7 @@ cusolverDnXsyevdx:
 	.p2align 4
 cusolverDnXsyevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26848(%rip), %r11
+	movq cutap_front_hot+53696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47005,7 +47005,7 @@ cusolverDnXsyevdx_bufferSize:
 	.p2align 4
 cusolverDnXsyevjGetResidual:
 	.cfi_startproc
-	movq cutap_front_hot+26856(%rip), %r11
+	movq cutap_front_hot+53712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47019,7 +47019,7 @@ cusolverDnXsyevjGetResidual:
 	.p2align 4
 cusolverDnXsyevjGetSweeps:
 	.cfi_startproc
-	movq cutap_front_hot+26864(%rip), %r11
+	movq cutap_front_hot+53728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47033,7 +47033,7 @@ cusolverDnXsyevjGetSweeps:
 	.p2align 4
 cusolverDnXsyevjSetMaxSweeps:
 	.cfi_startproc
-	movq cutap_front_hot+26872(%rip), %r11
+	movq cutap_front_hot+53744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47047,7 +47047,7 @@ cusolverDnXsyevjSetMaxSweeps:
 	.p2align 4
 cusolverDnXsyevjSetSortEig:
 	.cfi_startproc
-	movq cutap_front_hot+26880(%rip), %r11
+	movq cutap_front_hot+53760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47061,7 +47061,7 @@ cusolverDnXsyevjSetSortEig:
 	.p2align 4
 cusolverDnXsyevjSetTolerance:
 	.cfi_startproc
-	movq cutap_front_hot+26888(%rip), %r11
+	movq cutap_front_hot+53776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47075,7 +47075,7 @@ cusolverDnXsyevjSetTolerance:
 	.p2align 4
 cusolverDnXsytrs:
 	.cfi_startproc
-	movq cutap_front_hot+26896(%rip), %r11
+	movq cutap_front_hot+53792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47089,7 +47089,7 @@ cusolverDnXsytrs:
 	.p2align 4
 cusolverDnXsytrs_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26904(%rip), %r11
+	movq cutap_front_hot+53808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47103,7 +47103,7 @@ cusolverDnXsytrs_bufferSize:
 	.p2align 4
 cusolverDnXtrtri:
 	.cfi_startproc
-	movq cutap_front_hot+26912(%rip), %r11
+	movq cutap_front_hot+53824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47117,7 +47117,7 @@ cusolverDnXtrtri:
 	.p2align 4
 cusolverDnXtrtri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26920(%rip), %r11
+	movq cutap_front_hot+53840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47131,7 +47131,7 @@ cusolverDnXtrtri_bufferSize:
 	.p2align 4
 cusolverDnZCgels:
 	.cfi_startproc
-	movq cutap_front_hot+26928(%rip), %r11
+	movq cutap_front_hot+53856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47145,7 +47145,7 @@ cusolverDnZCgels:
 	.p2align 4
 cusolverDnZCgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26936(%rip), %r11
+	movq cutap_front_hot+53872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47159,7 +47159,7 @@ cusolverDnZCgels_bufferSize:
 	.p2align 4
 cusolverDnZCgesv:
 	.cfi_startproc
-	movq cutap_front_hot+26944(%rip), %r11
+	movq cutap_front_hot+53888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47173,7 +47173,7 @@ cusolverDnZCgesv:
 	.p2align 4
 cusolverDnZCgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26952(%rip), %r11
+	movq cutap_front_hot+53904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47187,7 +47187,7 @@ cusolverDnZCgesv_bufferSize:
 	.p2align 4
 cusolverDnZEgels:
 	.cfi_startproc
-	movq cutap_front_hot+26960(%rip), %r11
+	movq cutap_front_hot+53920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47201,7 +47201,7 @@ cusolverDnZEgels:
 	.p2align 4
 cusolverDnZEgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26968(%rip), %r11
+	movq cutap_front_hot+53936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47215,7 +47215,7 @@ cusolverDnZEgels_bufferSize:
 	.p2align 4
 cusolverDnZEgesv:
 	.cfi_startproc
-	movq cutap_front_hot+26976(%rip), %r11
+	movq cutap_front_hot+53952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47229,7 +47229,7 @@ cusolverDnZEgesv:
 	.p2align 4
 cusolverDnZEgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+26984(%rip), %r11
+	movq cutap_front_hot+53968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47243,7 +47243,7 @@ cusolverDnZEgesv_bufferSize:
 	.p2align 4
 cusolverDnZKgels:
 	.cfi_startproc
-	movq cutap_front_hot+26992(%rip), %r11
+	movq cutap_front_hot+53984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47257,7 +47257,7 @@ cusolverDnZKgels:
 	.p2align 4
 cusolverDnZKgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27000(%rip), %r11
+	movq cutap_front_hot+54000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47271,7 +47271,7 @@ cusolverDnZKgels_bufferSize:
 	.p2align 4
 cusolverDnZKgesv:
 	.cfi_startproc
-	movq cutap_front_hot+27008(%rip), %r11
+	movq cutap_front_hot+54016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47285,7 +47285,7 @@ cusolverDnZKgesv:
 	.p2align 4
 cusolverDnZKgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27016(%rip), %r11
+	movq cutap_front_hot+54032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47299,7 +47299,7 @@ cusolverDnZKgesv_bufferSize:
 	.p2align 4
 cusolverDnZYgels:
 	.cfi_startproc
-	movq cutap_front_hot+27024(%rip), %r11
+	movq cutap_front_hot+54048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47313,7 +47313,7 @@ cusolverDnZYgels:
 	.p2align 4
 cusolverDnZYgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27032(%rip), %r11
+	movq cutap_front_hot+54064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47327,7 +47327,7 @@ cusolverDnZYgels_bufferSize:
 	.p2align 4
 cusolverDnZYgesv:
 	.cfi_startproc
-	movq cutap_front_hot+27040(%rip), %r11
+	movq cutap_front_hot+54080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47341,7 +47341,7 @@ cusolverDnZYgesv:
 	.p2align 4
 cusolverDnZYgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27048(%rip), %r11
+	movq cutap_front_hot+54096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47355,7 +47355,7 @@ cusolverDnZYgesv_bufferSize:
 	.p2align 4
 cusolverDnZZgels:
 	.cfi_startproc
-	movq cutap_front_hot+27056(%rip), %r11
+	movq cutap_front_hot+54112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47369,7 +47369,7 @@ cusolverDnZZgels:
 	.p2align 4
 cusolverDnZZgels_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27064(%rip), %r11
+	movq cutap_front_hot+54128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47383,7 +47383,7 @@ cusolverDnZZgels_bufferSize:
 	.p2align 4
 cusolverDnZZgesv:
 	.cfi_startproc
-	movq cutap_front_hot+27072(%rip), %r11
+	movq cutap_front_hot+54144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47397,7 +47397,7 @@ cusolverDnZZgesv:
 	.p2align 4
 cusolverDnZZgesv_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27080(%rip), %r11
+	movq cutap_front_hot+54160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47411,7 +47411,7 @@ cusolverDnZZgesv_bufferSize:
 	.p2align 4
 cusolverDnZaxpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+27088(%rip), %r11
+	movq cutap_front_hot+54176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47425,7 +47425,7 @@ cusolverDnZaxpyHost:
 	.p2align 4
 cusolverDnZdscalHost:
 	.cfi_startproc
-	movq cutap_front_hot+27096(%rip), %r11
+	movq cutap_front_hot+54192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47439,7 +47439,7 @@ cusolverDnZdscalHost:
 	.p2align 4
 cusolverDnZeyeBatch:
 	.cfi_startproc
-	movq cutap_front_hot+27104(%rip), %r11
+	movq cutap_front_hot+54208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47453,7 +47453,7 @@ cusolverDnZeyeBatch:
 	.p2align 4
 cusolverDnZgebrd:
 	.cfi_startproc
-	movq cutap_front_hot+27112(%rip), %r11
+	movq cutap_front_hot+54224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47467,7 +47467,7 @@ cusolverDnZgebrd:
 	.p2align 4
 cusolverDnZgebrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27120(%rip), %r11
+	movq cutap_front_hot+54240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47481,7 +47481,7 @@ cusolverDnZgebrd_bufferSize:
 	.p2align 4
 cusolverDnZgelqfHost:
 	.cfi_startproc
-	movq cutap_front_hot+27128(%rip), %r11
+	movq cutap_front_hot+54256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47495,7 +47495,7 @@ cusolverDnZgelqfHost:
 	.p2align 4
 cusolverDnZgemmHost:
 	.cfi_startproc
-	movq cutap_front_hot+27136(%rip), %r11
+	movq cutap_front_hot+54272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47509,7 +47509,7 @@ cusolverDnZgemmHost:
 	.p2align 4
 cusolverDnZgeqlfHost:
 	.cfi_startproc
-	movq cutap_front_hot+27144(%rip), %r11
+	movq cutap_front_hot+54288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47523,7 +47523,7 @@ cusolverDnZgeqlfHost:
 	.p2align 4
 cusolverDnZgeqrf:
 	.cfi_startproc
-	movq cutap_front_hot+27152(%rip), %r11
+	movq cutap_front_hot+54304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47537,7 +47537,7 @@ cusolverDnZgeqrf:
 	.p2align 4
 cusolverDnZgeqrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+27160(%rip), %r11
+	movq cutap_front_hot+54320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47551,7 +47551,7 @@ cusolverDnZgeqrfHost:
 	.p2align 4
 cusolverDnZgeqrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27168(%rip), %r11
+	movq cutap_front_hot+54336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47565,7 +47565,7 @@ cusolverDnZgeqrf_bufferSize:
 	.p2align 4
 cusolverDnZgesvd:
 	.cfi_startproc
-	movq cutap_front_hot+27176(%rip), %r11
+	movq cutap_front_hot+54352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47579,7 +47579,7 @@ cusolverDnZgesvd:
 	.p2align 4
 cusolverDnZgesvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27184(%rip), %r11
+	movq cutap_front_hot+54368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47593,7 +47593,7 @@ cusolverDnZgesvd_bufferSize:
 	.p2align 4
 cusolverDnZgesvdaStridedBatched:
 	.cfi_startproc
-	movq cutap_front_hot+27192(%rip), %r11
+	movq cutap_front_hot+54384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47607,7 +47607,7 @@ cusolverDnZgesvdaStridedBatched:
 	.p2align 4
 cusolverDnZgesvdaStridedBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27200(%rip), %r11
+	movq cutap_front_hot+54400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47621,7 +47621,7 @@ cusolverDnZgesvdaStridedBatched_bufferSize:
 	.p2align 4
 cusolverDnZgesvdj:
 	.cfi_startproc
-	movq cutap_front_hot+27208(%rip), %r11
+	movq cutap_front_hot+54416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47635,7 +47635,7 @@ cusolverDnZgesvdj:
 	.p2align 4
 cusolverDnZgesvdjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+27216(%rip), %r11
+	movq cutap_front_hot+54432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47649,7 +47649,7 @@ cusolverDnZgesvdjBatched:
 	.p2align 4
 cusolverDnZgesvdjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27224(%rip), %r11
+	movq cutap_front_hot+54448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47663,7 +47663,7 @@ cusolverDnZgesvdjBatched_bufferSize:
 	.p2align 4
 cusolverDnZgesvdj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27232(%rip), %r11
+	movq cutap_front_hot+54464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47677,7 +47677,7 @@ cusolverDnZgesvdj_bufferSize:
 	.p2align 4
 cusolverDnZgetrf:
 	.cfi_startproc
-	movq cutap_front_hot+27240(%rip), %r11
+	movq cutap_front_hot+54480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47691,7 +47691,7 @@ cusolverDnZgetrf:
 	.p2align 4
 cusolverDnZgetrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27248(%rip), %r11
+	movq cutap_front_hot+54496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47705,7 +47705,7 @@ cusolverDnZgetrf_bufferSize:
 	.p2align 4
 cusolverDnZgetrs:
 	.cfi_startproc
-	movq cutap_front_hot+27256(%rip), %r11
+	movq cutap_front_hot+54512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47719,7 +47719,7 @@ cusolverDnZgetrs:
 	.p2align 4
 cusolverDnZheevd:
 	.cfi_startproc
-	movq cutap_front_hot+27264(%rip), %r11
+	movq cutap_front_hot+54528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47733,7 +47733,7 @@ cusolverDnZheevd:
 	.p2align 4
 cusolverDnZheevd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27272(%rip), %r11
+	movq cutap_front_hot+54544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47747,7 +47747,7 @@ cusolverDnZheevd_bufferSize:
 	.p2align 4
 cusolverDnZheevdx:
 	.cfi_startproc
-	movq cutap_front_hot+27280(%rip), %r11
+	movq cutap_front_hot+54560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47761,7 +47761,7 @@ cusolverDnZheevdx:
 	.p2align 4
 cusolverDnZheevdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27288(%rip), %r11
+	movq cutap_front_hot+54576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47775,7 +47775,7 @@ cusolverDnZheevdx_bufferSize:
 	.p2align 4
 cusolverDnZheevj:
 	.cfi_startproc
-	movq cutap_front_hot+27296(%rip), %r11
+	movq cutap_front_hot+54592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47789,7 +47789,7 @@ cusolverDnZheevj:
 	.p2align 4
 cusolverDnZheevjBatched:
 	.cfi_startproc
-	movq cutap_front_hot+27304(%rip), %r11
+	movq cutap_front_hot+54608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47803,7 +47803,7 @@ cusolverDnZheevjBatched:
 	.p2align 4
 cusolverDnZheevjBatched_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27312(%rip), %r11
+	movq cutap_front_hot+54624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47817,7 +47817,7 @@ cusolverDnZheevjBatched_bufferSize:
 	.p2align 4
 cusolverDnZheevj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27320(%rip), %r11
+	movq cutap_front_hot+54640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47831,7 +47831,7 @@ cusolverDnZheevj_bufferSize:
 	.p2align 4
 cusolverDnZhegst:
 	.cfi_startproc
-	movq cutap_front_hot+27328(%rip), %r11
+	movq cutap_front_hot+54656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47845,7 +47845,7 @@ cusolverDnZhegst:
 	.p2align 4
 cusolverDnZhegst_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27336(%rip), %r11
+	movq cutap_front_hot+54672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47859,7 +47859,7 @@ cusolverDnZhegst_bufferSize:
 	.p2align 4
 cusolverDnZhegvd:
 	.cfi_startproc
-	movq cutap_front_hot+27344(%rip), %r11
+	movq cutap_front_hot+54688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47873,7 +47873,7 @@ cusolverDnZhegvd:
 	.p2align 4
 cusolverDnZhegvd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27352(%rip), %r11
+	movq cutap_front_hot+54704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47887,7 +47887,7 @@ cusolverDnZhegvd_bufferSize:
 	.p2align 4
 cusolverDnZhegvdx:
 	.cfi_startproc
-	movq cutap_front_hot+27360(%rip), %r11
+	movq cutap_front_hot+54720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47901,7 +47901,7 @@ cusolverDnZhegvdx:
 	.p2align 4
 cusolverDnZhegvdx_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27368(%rip), %r11
+	movq cutap_front_hot+54736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47915,7 +47915,7 @@ cusolverDnZhegvdx_bufferSize:
 	.p2align 4
 cusolverDnZhegvj:
 	.cfi_startproc
-	movq cutap_front_hot+27376(%rip), %r11
+	movq cutap_front_hot+54752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47929,7 +47929,7 @@ cusolverDnZhegvj:
 	.p2align 4
 cusolverDnZhegvj_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27384(%rip), %r11
+	movq cutap_front_hot+54768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47943,7 +47943,7 @@ cusolverDnZhegvj_bufferSize:
 	.p2align 4
 cusolverDnZhetrd:
 	.cfi_startproc
-	movq cutap_front_hot+27392(%rip), %r11
+	movq cutap_front_hot+54784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47957,7 +47957,7 @@ cusolverDnZhetrd:
 	.p2align 4
 cusolverDnZhetrd_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27400(%rip), %r11
+	movq cutap_front_hot+54800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47971,7 +47971,7 @@ cusolverDnZhetrd_bufferSize:
 	.p2align 4
 cusolverDnZlacpyHost:
 	.cfi_startproc
-	movq cutap_front_hot+27408(%rip), %r11
+	movq cutap_front_hot+54816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47985,7 +47985,7 @@ cusolverDnZlacpyHost:
 	.p2align 4
 cusolverDnZlange:
 	.cfi_startproc
-	movq cutap_front_hot+27416(%rip), %r11
+	movq cutap_front_hot+54832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -47999,7 +47999,7 @@ cusolverDnZlange:
 	.p2align 4
 cusolverDnZlangeHost:
 	.cfi_startproc
-	movq cutap_front_hot+27424(%rip), %r11
+	movq cutap_front_hot+54848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48013,7 +48013,7 @@ cusolverDnZlangeHost:
 	.p2align 4
 cusolverDnZlange_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27432(%rip), %r11
+	movq cutap_front_hot+54864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48027,7 +48027,7 @@ cusolverDnZlange_bufferSize:
 	.p2align 4
 cusolverDnZlanheHost:
 	.cfi_startproc
-	movq cutap_front_hot+27440(%rip), %r11
+	movq cutap_front_hot+54880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48041,7 +48041,7 @@ cusolverDnZlanheHost:
 	.p2align 4
 cusolverDnZlantrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27448(%rip), %r11
+	movq cutap_front_hot+54896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48055,7 +48055,7 @@ cusolverDnZlantrHost:
 	.p2align 4
 cusolverDnZlarfgHost:
 	.cfi_startproc
-	movq cutap_front_hot+27456(%rip), %r11
+	movq cutap_front_hot+54912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48069,7 +48069,7 @@ cusolverDnZlarfgHost:
 	.p2align 4
 cusolverDnZlarnvHost:
 	.cfi_startproc
-	movq cutap_front_hot+27464(%rip), %r11
+	movq cutap_front_hot+54928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48083,7 +48083,7 @@ cusolverDnZlarnvHost:
 	.p2align 4
 cusolverDnZlasetHost:
 	.cfi_startproc
-	movq cutap_front_hot+27472(%rip), %r11
+	movq cutap_front_hot+54944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48097,7 +48097,7 @@ cusolverDnZlasetHost:
 	.p2align 4
 cusolverDnZlaswp:
 	.cfi_startproc
-	movq cutap_front_hot+27480(%rip), %r11
+	movq cutap_front_hot+54960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48111,7 +48111,7 @@ cusolverDnZlaswp:
 	.p2align 4
 cusolverDnZlauum:
 	.cfi_startproc
-	movq cutap_front_hot+27488(%rip), %r11
+	movq cutap_front_hot+54976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48125,7 +48125,7 @@ cusolverDnZlauum:
 	.p2align 4
 cusolverDnZlauumHost:
 	.cfi_startproc
-	movq cutap_front_hot+27496(%rip), %r11
+	movq cutap_front_hot+54992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48139,7 +48139,7 @@ cusolverDnZlauumHost:
 	.p2align 4
 cusolverDnZlauum_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27504(%rip), %r11
+	movq cutap_front_hot+55008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48153,7 +48153,7 @@ cusolverDnZlauum_bufferSize:
 	.p2align 4
 cusolverDnZnrm2Host:
 	.cfi_startproc
-	movq cutap_front_hot+27512(%rip), %r11
+	movq cutap_front_hot+55024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48167,7 +48167,7 @@ cusolverDnZnrm2Host:
 	.p2align 4
 cusolverDnZpotrf:
 	.cfi_startproc
-	movq cutap_front_hot+27520(%rip), %r11
+	movq cutap_front_hot+55040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48181,7 +48181,7 @@ cusolverDnZpotrf:
 	.p2align 4
 cusolverDnZpotrfBatched:
 	.cfi_startproc
-	movq cutap_front_hot+27528(%rip), %r11
+	movq cutap_front_hot+55056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48195,7 +48195,7 @@ cusolverDnZpotrfBatched:
 	.p2align 4
 cusolverDnZpotrfHost:
 	.cfi_startproc
-	movq cutap_front_hot+27536(%rip), %r11
+	movq cutap_front_hot+55072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48209,7 +48209,7 @@ cusolverDnZpotrfHost:
 	.p2align 4
 cusolverDnZpotrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27544(%rip), %r11
+	movq cutap_front_hot+55088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48223,7 +48223,7 @@ cusolverDnZpotrf_bufferSize:
 	.p2align 4
 cusolverDnZpotri:
 	.cfi_startproc
-	movq cutap_front_hot+27552(%rip), %r11
+	movq cutap_front_hot+55104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48237,7 +48237,7 @@ cusolverDnZpotri:
 	.p2align 4
 cusolverDnZpotriHost:
 	.cfi_startproc
-	movq cutap_front_hot+27560(%rip), %r11
+	movq cutap_front_hot+55120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48251,7 +48251,7 @@ cusolverDnZpotriHost:
 	.p2align 4
 cusolverDnZpotri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27568(%rip), %r11
+	movq cutap_front_hot+55136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48265,7 +48265,7 @@ cusolverDnZpotri_bufferSize:
 	.p2align 4
 cusolverDnZpotrs:
 	.cfi_startproc
-	movq cutap_front_hot+27576(%rip), %r11
+	movq cutap_front_hot+55152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48279,7 +48279,7 @@ cusolverDnZpotrs:
 	.p2align 4
 cusolverDnZpotrsBatched:
 	.cfi_startproc
-	movq cutap_front_hot+27584(%rip), %r11
+	movq cutap_front_hot+55168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48293,7 +48293,7 @@ cusolverDnZpotrsBatched:
 	.p2align 4
 cusolverDnZpotrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+27592(%rip), %r11
+	movq cutap_front_hot+55184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48307,7 +48307,7 @@ cusolverDnZpotrsHost:
 	.p2align 4
 cusolverDnZsytrf:
 	.cfi_startproc
-	movq cutap_front_hot+27600(%rip), %r11
+	movq cutap_front_hot+55200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48321,7 +48321,7 @@ cusolverDnZsytrf:
 	.p2align 4
 cusolverDnZsytrf_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27608(%rip), %r11
+	movq cutap_front_hot+55216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48335,7 +48335,7 @@ cusolverDnZsytrf_bufferSize:
 	.p2align 4
 cusolverDnZsytri:
 	.cfi_startproc
-	movq cutap_front_hot+27616(%rip), %r11
+	movq cutap_front_hot+55232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48349,7 +48349,7 @@ cusolverDnZsytri:
 	.p2align 4
 cusolverDnZsytriHost:
 	.cfi_startproc
-	movq cutap_front_hot+27624(%rip), %r11
+	movq cutap_front_hot+55248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48363,7 +48363,7 @@ cusolverDnZsytriHost:
 	.p2align 4
 cusolverDnZsytri_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27632(%rip), %r11
+	movq cutap_front_hot+55264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48377,7 +48377,7 @@ cusolverDnZsytri_bufferSize:
 	.p2align 4
 cusolverDnZsytrsHost:
 	.cfi_startproc
-	movq cutap_front_hot+27640(%rip), %r11
+	movq cutap_front_hot+55280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48391,7 +48391,7 @@ cusolverDnZsytrsHost:
 	.p2align 4
 cusolverDnZtrtriHost:
 	.cfi_startproc
-	movq cutap_front_hot+27648(%rip), %r11
+	movq cutap_front_hot+55296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48405,7 +48405,7 @@ cusolverDnZtrtriHost:
 	.p2align 4
 cusolverDnZungbr:
 	.cfi_startproc
-	movq cutap_front_hot+27656(%rip), %r11
+	movq cutap_front_hot+55312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48419,7 +48419,7 @@ cusolverDnZungbr:
 	.p2align 4
 cusolverDnZungbrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27664(%rip), %r11
+	movq cutap_front_hot+55328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48433,7 +48433,7 @@ cusolverDnZungbrHost:
 	.p2align 4
 cusolverDnZungbr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27672(%rip), %r11
+	movq cutap_front_hot+55344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48447,7 +48447,7 @@ cusolverDnZungbr_bufferSize:
 	.p2align 4
 cusolverDnZunghrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27680(%rip), %r11
+	movq cutap_front_hot+55360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48461,7 +48461,7 @@ cusolverDnZunghrHost:
 	.p2align 4
 cusolverDnZunglqHost:
 	.cfi_startproc
-	movq cutap_front_hot+27688(%rip), %r11
+	movq cutap_front_hot+55376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48475,7 +48475,7 @@ cusolverDnZunglqHost:
 	.p2align 4
 cusolverDnZungqr:
 	.cfi_startproc
-	movq cutap_front_hot+27696(%rip), %r11
+	movq cutap_front_hot+55392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48489,7 +48489,7 @@ cusolverDnZungqr:
 	.p2align 4
 cusolverDnZungqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27704(%rip), %r11
+	movq cutap_front_hot+55408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48503,7 +48503,7 @@ cusolverDnZungqr_bufferSize:
 	.p2align 4
 cusolverDnZungtr:
 	.cfi_startproc
-	movq cutap_front_hot+27712(%rip), %r11
+	movq cutap_front_hot+55424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48517,7 +48517,7 @@ cusolverDnZungtr:
 	.p2align 4
 cusolverDnZungtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27720(%rip), %r11
+	movq cutap_front_hot+55440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48531,7 +48531,7 @@ cusolverDnZungtrHost:
 	.p2align 4
 cusolverDnZungtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27728(%rip), %r11
+	movq cutap_front_hot+55456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48545,7 +48545,7 @@ cusolverDnZungtr_bufferSize:
 	.p2align 4
 cusolverDnZunmqr:
 	.cfi_startproc
-	movq cutap_front_hot+27736(%rip), %r11
+	movq cutap_front_hot+55472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48559,7 +48559,7 @@ cusolverDnZunmqr:
 	.p2align 4
 cusolverDnZunmqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27744(%rip), %r11
+	movq cutap_front_hot+55488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48573,7 +48573,7 @@ cusolverDnZunmqrHost:
 	.p2align 4
 cusolverDnZunmqr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27752(%rip), %r11
+	movq cutap_front_hot+55504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48587,7 +48587,7 @@ cusolverDnZunmqr_bufferSize:
 	.p2align 4
 cusolverDnZunmtr:
 	.cfi_startproc
-	movq cutap_front_hot+27760(%rip), %r11
+	movq cutap_front_hot+55520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48601,7 +48601,7 @@ cusolverDnZunmtr:
 	.p2align 4
 cusolverDnZunmtrHost:
 	.cfi_startproc
-	movq cutap_front_hot+27768(%rip), %r11
+	movq cutap_front_hot+55536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48615,7 +48615,7 @@ cusolverDnZunmtrHost:
 	.p2align 4
 cusolverDnZunmtr_bufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+27776(%rip), %r11
+	movq cutap_front_hot+55552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48629,7 +48629,7 @@ cusolverDnZunmtr_bufferSize:
 	.p2align 4
 cusolverGetProperty:
 	.cfi_startproc
-	movq cutap_front_hot+27784(%rip), %r11
+	movq cutap_front_hot+55568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48643,7 +48643,7 @@ cusolverGetProperty:
 	.p2align 4
 cusolverGetVersion:
 	.cfi_startproc
-	movq cutap_front_hot+27792(%rip), %r11
+	movq cutap_front_hot+55584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48657,7 +48657,7 @@ cusolverGetVersion:
 	.p2align 4
 cusolverIidentityHost:
 	.cfi_startproc
-	movq cutap_front_hot+27800(%rip), %r11
+	movq cutap_front_hot+55600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48671,7 +48671,7 @@ cusolverIidentityHost:
 	.p2align 4
 cusolverRfAccessBundledFactorsDevice:
 	.cfi_startproc
-	movq cutap_front_hot+27808(%rip), %r11
+	movq cutap_front_hot+55616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48685,7 +48685,7 @@ cusolverRfAccessBundledFactorsDevice:
 	.p2align 4
 cusolverRfAnalyze:
 	.cfi_startproc
-	movq cutap_front_hot+27816(%rip), %r11
+	movq cutap_front_hot+55632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48699,7 +48699,7 @@ cusolverRfAnalyze:
 	.p2align 4
 cusolverRfBatchAnalyze:
 	.cfi_startproc
-	movq cutap_front_hot+27824(%rip), %r11
+	movq cutap_front_hot+55648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48713,7 +48713,7 @@ cusolverRfBatchAnalyze:
 	.p2align 4
 cusolverRfBatchRefactor:
 	.cfi_startproc
-	movq cutap_front_hot+27832(%rip), %r11
+	movq cutap_front_hot+55664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48727,7 +48727,7 @@ cusolverRfBatchRefactor:
 	.p2align 4
 cusolverRfBatchResetValues:
 	.cfi_startproc
-	movq cutap_front_hot+27840(%rip), %r11
+	movq cutap_front_hot+55680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48741,7 +48741,7 @@ cusolverRfBatchResetValues:
 	.p2align 4
 cusolverRfBatchSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+27848(%rip), %r11
+	movq cutap_front_hot+55696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48755,7 +48755,7 @@ cusolverRfBatchSetupHost:
 	.p2align 4
 cusolverRfBatchSolve:
 	.cfi_startproc
-	movq cutap_front_hot+27856(%rip), %r11
+	movq cutap_front_hot+55712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48769,7 +48769,7 @@ cusolverRfBatchSolve:
 	.p2align 4
 cusolverRfBatchZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+27864(%rip), %r11
+	movq cutap_front_hot+55728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48783,7 +48783,7 @@ cusolverRfBatchZeroPivot:
 	.p2align 4
 cusolverRfCreate:
 	.cfi_startproc
-	movq cutap_front_hot+27872(%rip), %r11
+	movq cutap_front_hot+55744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48797,7 +48797,7 @@ cusolverRfCreate:
 	.p2align 4
 cusolverRfDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+27880(%rip), %r11
+	movq cutap_front_hot+55760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48811,7 +48811,7 @@ cusolverRfDestroy:
 	.p2align 4
 cusolverRfExtractBundledFactorsHost:
 	.cfi_startproc
-	movq cutap_front_hot+27888(%rip), %r11
+	movq cutap_front_hot+55776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48825,7 +48825,7 @@ cusolverRfExtractBundledFactorsHost:
 	.p2align 4
 cusolverRfExtractSplitFactorsHost:
 	.cfi_startproc
-	movq cutap_front_hot+27896(%rip), %r11
+	movq cutap_front_hot+55792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48839,7 +48839,7 @@ cusolverRfExtractSplitFactorsHost:
 	.p2align 4
 cusolverRfGetAlgs:
 	.cfi_startproc
-	movq cutap_front_hot+27904(%rip), %r11
+	movq cutap_front_hot+55808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48853,7 +48853,7 @@ cusolverRfGetAlgs:
 	.p2align 4
 cusolverRfGetMatrixFormat:
 	.cfi_startproc
-	movq cutap_front_hot+27912(%rip), %r11
+	movq cutap_front_hot+55824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48867,7 +48867,7 @@ cusolverRfGetMatrixFormat:
 	.p2align 4
 cusolverRfGetNumericBoostReport:
 	.cfi_startproc
-	movq cutap_front_hot+27920(%rip), %r11
+	movq cutap_front_hot+55840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48881,7 +48881,7 @@ cusolverRfGetNumericBoostReport:
 	.p2align 4
 cusolverRfGetNumericProperties:
 	.cfi_startproc
-	movq cutap_front_hot+27928(%rip), %r11
+	movq cutap_front_hot+55856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48895,7 +48895,7 @@ cusolverRfGetNumericProperties:
 	.p2align 4
 cusolverRfGetResetValuesFastMode:
 	.cfi_startproc
-	movq cutap_front_hot+27936(%rip), %r11
+	movq cutap_front_hot+55872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48909,7 +48909,7 @@ cusolverRfGetResetValuesFastMode:
 	.p2align 4
 cusolverRfRefactor:
 	.cfi_startproc
-	movq cutap_front_hot+27944(%rip), %r11
+	movq cutap_front_hot+55888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48923,7 +48923,7 @@ cusolverRfRefactor:
 	.p2align 4
 cusolverRfResetValues:
 	.cfi_startproc
-	movq cutap_front_hot+27952(%rip), %r11
+	movq cutap_front_hot+55904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48937,7 +48937,7 @@ cusolverRfResetValues:
 	.p2align 4
 cusolverRfSetAlgs:
 	.cfi_startproc
-	movq cutap_front_hot+27960(%rip), %r11
+	movq cutap_front_hot+55920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48951,7 +48951,7 @@ cusolverRfSetAlgs:
 	.p2align 4
 cusolverRfSetMatrixFormat:
 	.cfi_startproc
-	movq cutap_front_hot+27968(%rip), %r11
+	movq cutap_front_hot+55936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48965,7 +48965,7 @@ cusolverRfSetMatrixFormat:
 	.p2align 4
 cusolverRfSetNumericProperties:
 	.cfi_startproc
-	movq cutap_front_hot+27976(%rip), %r11
+	movq cutap_front_hot+55952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48979,7 +48979,7 @@ cusolverRfSetNumericProperties:
 	.p2align 4
 cusolverRfSetResetValuesFastMode:
 	.cfi_startproc
-	movq cutap_front_hot+27984(%rip), %r11
+	movq cutap_front_hot+55968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -48993,7 +48993,7 @@ cusolverRfSetResetValuesFastMode:
 	.p2align 4
 cusolverRfSetupDevice:
 	.cfi_startproc
-	movq cutap_front_hot+27992(%rip), %r11
+	movq cutap_front_hot+55984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49007,7 +49007,7 @@ cusolverRfSetupDevice:
 	.p2align 4
 cusolverRfSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+28000(%rip), %r11
+	movq cutap_front_hot+56000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49021,7 +49021,7 @@ cusolverRfSetupHost:
 	.p2align 4
 cusolverRfSetupM:
 	.cfi_startproc
-	movq cutap_front_hot+28008(%rip), %r11
+	movq cutap_front_hot+56016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49035,7 +49035,7 @@ cusolverRfSetupM:
 	.p2align 4
 cusolverRfSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28016(%rip), %r11
+	movq cutap_front_hot+56032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49049,7 +49049,7 @@ cusolverRfSolve:
 	.p2align 4
 cusolverSpCcsrbtfHost:
 	.cfi_startproc
-	movq cutap_front_hot+28024(%rip), %r11
+	movq cutap_front_hot+56048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49063,7 +49063,7 @@ cusolverSpCcsrbtfHost:
 	.p2align 4
 cusolverSpCcsrcholBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28032(%rip), %r11
+	movq cutap_front_hot+56064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49077,7 +49077,7 @@ cusolverSpCcsrcholBufferInfo:
 	.p2align 4
 cusolverSpCcsrcholBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28040(%rip), %r11
+	movq cutap_front_hot+56080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49091,7 +49091,7 @@ cusolverSpCcsrcholBufferInfoHost:
 	.p2align 4
 cusolverSpCcsrcholDiag:
 	.cfi_startproc
-	movq cutap_front_hot+28048(%rip), %r11
+	movq cutap_front_hot+56096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49105,7 +49105,7 @@ cusolverSpCcsrcholDiag:
 	.p2align 4
 cusolverSpCcsrcholFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28056(%rip), %r11
+	movq cutap_front_hot+56112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49119,7 +49119,7 @@ cusolverSpCcsrcholFactor:
 	.p2align 4
 cusolverSpCcsrcholFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28064(%rip), %r11
+	movq cutap_front_hot+56128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49133,7 +49133,7 @@ cusolverSpCcsrcholFactorHost:
 	.p2align 4
 cusolverSpCcsrcholSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28072(%rip), %r11
+	movq cutap_front_hot+56144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49147,7 +49147,7 @@ cusolverSpCcsrcholSolve:
 	.p2align 4
 cusolverSpCcsrcholSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28080(%rip), %r11
+	movq cutap_front_hot+56160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49161,7 +49161,7 @@ cusolverSpCcsrcholSolveHost:
 	.p2align 4
 cusolverSpCcsrcholZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+28088(%rip), %r11
+	movq cutap_front_hot+56176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49175,7 +49175,7 @@ cusolverSpCcsrcholZeroPivot:
 	.p2align 4
 cusolverSpCcsrcholZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28096(%rip), %r11
+	movq cutap_front_hot+56192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49189,7 +49189,7 @@ cusolverSpCcsrcholZeroPivotHost:
 	.p2align 4
 cusolverSpCcsreigsHost:
 	.cfi_startproc
-	movq cutap_front_hot+28104(%rip), %r11
+	movq cutap_front_hot+56208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49203,7 +49203,7 @@ cusolverSpCcsreigsHost:
 	.p2align 4
 cusolverSpCcsreigvsi:
 	.cfi_startproc
-	movq cutap_front_hot+28112(%rip), %r11
+	movq cutap_front_hot+56224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49217,7 +49217,7 @@ cusolverSpCcsreigvsi:
 	.p2align 4
 cusolverSpCcsreigvsiHost:
 	.cfi_startproc
-	movq cutap_front_hot+28120(%rip), %r11
+	movq cutap_front_hot+56240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49231,7 +49231,7 @@ cusolverSpCcsreigvsiHost:
 	.p2align 4
 cusolverSpCcsrlsqvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28128(%rip), %r11
+	movq cutap_front_hot+56256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49245,7 +49245,7 @@ cusolverSpCcsrlsqvqrHost:
 	.p2align 4
 cusolverSpCcsrlsvchol:
 	.cfi_startproc
-	movq cutap_front_hot+28136(%rip), %r11
+	movq cutap_front_hot+56272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49259,7 +49259,7 @@ cusolverSpCcsrlsvchol:
 	.p2align 4
 cusolverSpCcsrlsvcholHost:
 	.cfi_startproc
-	movq cutap_front_hot+28144(%rip), %r11
+	movq cutap_front_hot+56288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49273,7 +49273,7 @@ cusolverSpCcsrlsvcholHost:
 	.p2align 4
 cusolverSpCcsrlsvluHost:
 	.cfi_startproc
-	movq cutap_front_hot+28152(%rip), %r11
+	movq cutap_front_hot+56304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49287,7 +49287,7 @@ cusolverSpCcsrlsvluHost:
 	.p2align 4
 cusolverSpCcsrlsvqr:
 	.cfi_startproc
-	movq cutap_front_hot+28160(%rip), %r11
+	movq cutap_front_hot+56320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49301,7 +49301,7 @@ cusolverSpCcsrlsvqr:
 	.p2align 4
 cusolverSpCcsrlsvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28168(%rip), %r11
+	movq cutap_front_hot+56336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49315,7 +49315,7 @@ cusolverSpCcsrlsvqrHost:
 	.p2align 4
 cusolverSpCcsrluAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+28176(%rip), %r11
+	movq cutap_front_hot+56352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49329,7 +49329,7 @@ cusolverSpCcsrluAnalysisHost:
 	.p2align 4
 cusolverSpCcsrluBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28184(%rip), %r11
+	movq cutap_front_hot+56368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49343,7 +49343,7 @@ cusolverSpCcsrluBufferInfoHost:
 	.p2align 4
 cusolverSpCcsrluExtractBTFHost:
 	.cfi_startproc
-	movq cutap_front_hot+28192(%rip), %r11
+	movq cutap_front_hot+56384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49357,7 +49357,7 @@ cusolverSpCcsrluExtractBTFHost:
 	.p2align 4
 cusolverSpCcsrluExtractHost:
 	.cfi_startproc
-	movq cutap_front_hot+28200(%rip), %r11
+	movq cutap_front_hot+56400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49371,7 +49371,7 @@ cusolverSpCcsrluExtractHost:
 	.p2align 4
 cusolverSpCcsrluExtractMHost:
 	.cfi_startproc
-	movq cutap_front_hot+28208(%rip), %r11
+	movq cutap_front_hot+56416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49385,7 +49385,7 @@ cusolverSpCcsrluExtractMHost:
 	.p2align 4
 cusolverSpCcsrluFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28216(%rip), %r11
+	movq cutap_front_hot+56432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49399,7 +49399,7 @@ cusolverSpCcsrluFactorHost:
 	.p2align 4
 cusolverSpCcsrluSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28224(%rip), %r11
+	movq cutap_front_hot+56448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49413,7 +49413,7 @@ cusolverSpCcsrluSolveHost:
 	.p2align 4
 cusolverSpCcsrluZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28232(%rip), %r11
+	movq cutap_front_hot+56464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49427,7 +49427,7 @@ cusolverSpCcsrluZeroPivotHost:
 	.p2align 4
 cusolverSpCcsrlucondHost:
 	.cfi_startproc
-	movq cutap_front_hot+28240(%rip), %r11
+	movq cutap_front_hot+56480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49441,7 +49441,7 @@ cusolverSpCcsrlucondHost:
 	.p2align 4
 cusolverSpCcsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28248(%rip), %r11
+	movq cutap_front_hot+56496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49455,7 +49455,7 @@ cusolverSpCcsrqrBufferInfo:
 	.p2align 4
 cusolverSpCcsrqrBufferInfoBatched:
 	.cfi_startproc
-	movq cutap_front_hot+28256(%rip), %r11
+	movq cutap_front_hot+56512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49469,7 +49469,7 @@ cusolverSpCcsrqrBufferInfoBatched:
 	.p2align 4
 cusolverSpCcsrqrBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28264(%rip), %r11
+	movq cutap_front_hot+56528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49483,7 +49483,7 @@ cusolverSpCcsrqrBufferInfoHost:
 	.p2align 4
 cusolverSpCcsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28272(%rip), %r11
+	movq cutap_front_hot+56544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49497,7 +49497,7 @@ cusolverSpCcsrqrFactor:
 	.p2align 4
 cusolverSpCcsrqrFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28280(%rip), %r11
+	movq cutap_front_hot+56560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49511,7 +49511,7 @@ cusolverSpCcsrqrFactorHost:
 	.p2align 4
 cusolverSpCcsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+28288(%rip), %r11
+	movq cutap_front_hot+56576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49525,7 +49525,7 @@ cusolverSpCcsrqrSetup:
 	.p2align 4
 cusolverSpCcsrqrSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+28296(%rip), %r11
+	movq cutap_front_hot+56592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49539,7 +49539,7 @@ cusolverSpCcsrqrSetupHost:
 	.p2align 4
 cusolverSpCcsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28304(%rip), %r11
+	movq cutap_front_hot+56608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49553,7 +49553,7 @@ cusolverSpCcsrqrSolve:
 	.p2align 4
 cusolverSpCcsrqrSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28312(%rip), %r11
+	movq cutap_front_hot+56624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49567,7 +49567,7 @@ cusolverSpCcsrqrSolveHost:
 	.p2align 4
 cusolverSpCcsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+28320(%rip), %r11
+	movq cutap_front_hot+56640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49581,7 +49581,7 @@ cusolverSpCcsrqrZeroPivot:
 	.p2align 4
 cusolverSpCcsrqrZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28328(%rip), %r11
+	movq cutap_front_hot+56656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49595,7 +49595,7 @@ cusolverSpCcsrqrZeroPivotHost:
 	.p2align 4
 cusolverSpCcsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+28336(%rip), %r11
+	movq cutap_front_hot+56672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49609,7 +49609,7 @@ cusolverSpCcsrqrrcond:
 	.p2align 4
 cusolverSpCcsrqrsvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+28344(%rip), %r11
+	movq cutap_front_hot+56688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49623,7 +49623,7 @@ cusolverSpCcsrqrsvBatched:
 	.p2align 4
 cusolverSpCcsrsubm2denseHost:
 	.cfi_startproc
-	movq cutap_front_hot+28352(%rip), %r11
+	movq cutap_front_hot+56704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49637,7 +49637,7 @@ cusolverSpCcsrsubm2denseHost:
 	.p2align 4
 cusolverSpCcsrzfdHost:
 	.cfi_startproc
-	movq cutap_front_hot+28360(%rip), %r11
+	movq cutap_front_hot+56720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49651,7 +49651,7 @@ cusolverSpCcsrzfdHost:
 	.p2align 4
 cusolverSpCreate:
 	.cfi_startproc
-	movq cutap_front_hot+28368(%rip), %r11
+	movq cutap_front_hot+56736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49665,7 +49665,7 @@ cusolverSpCreate:
 	.p2align 4
 cusolverSpCreateCsrcholInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28376(%rip), %r11
+	movq cutap_front_hot+56752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49679,7 +49679,7 @@ cusolverSpCreateCsrcholInfo:
 	.p2align 4
 cusolverSpCreateCsrcholInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28384(%rip), %r11
+	movq cutap_front_hot+56768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49693,7 +49693,7 @@ cusolverSpCreateCsrcholInfoHost:
 	.p2align 4
 cusolverSpCreateCsrluInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28392(%rip), %r11
+	movq cutap_front_hot+56784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49707,7 +49707,7 @@ cusolverSpCreateCsrluInfoHost:
 	.p2align 4
 cusolverSpCreateCsrqrInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28400(%rip), %r11
+	movq cutap_front_hot+56800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49721,7 +49721,7 @@ cusolverSpCreateCsrqrInfo:
 	.p2align 4
 cusolverSpCreateCsrqrInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28408(%rip), %r11
+	movq cutap_front_hot+56816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49735,7 +49735,7 @@ cusolverSpCreateCsrqrInfoHost:
 	.p2align 4
 cusolverSpCreateGluInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28416(%rip), %r11
+	movq cutap_front_hot+56832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49749,7 +49749,7 @@ cusolverSpCreateGluInfo:
 	.p2align 4
 cusolverSpCreateSnluInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28424(%rip), %r11
+	movq cutap_front_hot+56848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49763,7 +49763,7 @@ cusolverSpCreateSnluInfo:
 	.p2align 4
 cusolverSpCsnluBuffersize:
 	.cfi_startproc
-	movq cutap_front_hot+28432(%rip), %r11
+	movq cutap_front_hot+56864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49777,7 +49777,7 @@ cusolverSpCsnluBuffersize:
 	.p2align 4
 cusolverSpCsnluFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28440(%rip), %r11
+	movq cutap_front_hot+56880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49791,7 +49791,7 @@ cusolverSpCsnluFactor:
 	.p2align 4
 cusolverSpCsnluSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28448(%rip), %r11
+	movq cutap_front_hot+56896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49805,7 +49805,7 @@ cusolverSpCsnluSolve:
 	.p2align 4
 cusolverSpCsymgthr:
 	.cfi_startproc
-	movq cutap_front_hot+28456(%rip), %r11
+	movq cutap_front_hot+56912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49819,7 +49819,7 @@ cusolverSpCsymgthr:
 	.p2align 4
 cusolverSpCsymgthrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28464(%rip), %r11
+	movq cutap_front_hot+56928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49833,7 +49833,7 @@ cusolverSpCsymgthrHost:
 	.p2align 4
 cusolverSpDcsrbtfHost:
 	.cfi_startproc
-	movq cutap_front_hot+28472(%rip), %r11
+	movq cutap_front_hot+56944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49847,7 +49847,7 @@ cusolverSpDcsrbtfHost:
 	.p2align 4
 cusolverSpDcsrcholBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28480(%rip), %r11
+	movq cutap_front_hot+56960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49861,7 +49861,7 @@ cusolverSpDcsrcholBufferInfo:
 	.p2align 4
 cusolverSpDcsrcholBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28488(%rip), %r11
+	movq cutap_front_hot+56976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49875,7 +49875,7 @@ cusolverSpDcsrcholBufferInfoHost:
 	.p2align 4
 cusolverSpDcsrcholDiag:
 	.cfi_startproc
-	movq cutap_front_hot+28496(%rip), %r11
+	movq cutap_front_hot+56992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49889,7 +49889,7 @@ cusolverSpDcsrcholDiag:
 	.p2align 4
 cusolverSpDcsrcholFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28504(%rip), %r11
+	movq cutap_front_hot+57008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49903,7 +49903,7 @@ cusolverSpDcsrcholFactor:
 	.p2align 4
 cusolverSpDcsrcholFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28512(%rip), %r11
+	movq cutap_front_hot+57024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49917,7 +49917,7 @@ cusolverSpDcsrcholFactorHost:
 	.p2align 4
 cusolverSpDcsrcholSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28520(%rip), %r11
+	movq cutap_front_hot+57040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49931,7 +49931,7 @@ cusolverSpDcsrcholSolve:
 	.p2align 4
 cusolverSpDcsrcholSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28528(%rip), %r11
+	movq cutap_front_hot+57056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49945,7 +49945,7 @@ cusolverSpDcsrcholSolveHost:
 	.p2align 4
 cusolverSpDcsrcholZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+28536(%rip), %r11
+	movq cutap_front_hot+57072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49959,7 +49959,7 @@ cusolverSpDcsrcholZeroPivot:
 	.p2align 4
 cusolverSpDcsrcholZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28544(%rip), %r11
+	movq cutap_front_hot+57088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49973,7 +49973,7 @@ cusolverSpDcsrcholZeroPivotHost:
 	.p2align 4
 cusolverSpDcsreigsHost:
 	.cfi_startproc
-	movq cutap_front_hot+28552(%rip), %r11
+	movq cutap_front_hot+57104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -49987,7 +49987,7 @@ cusolverSpDcsreigsHost:
 	.p2align 4
 cusolverSpDcsreigvsi:
 	.cfi_startproc
-	movq cutap_front_hot+28560(%rip), %r11
+	movq cutap_front_hot+57120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50001,7 +50001,7 @@ cusolverSpDcsreigvsi:
 	.p2align 4
 cusolverSpDcsreigvsiHost:
 	.cfi_startproc
-	movq cutap_front_hot+28568(%rip), %r11
+	movq cutap_front_hot+57136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50015,7 +50015,7 @@ cusolverSpDcsreigvsiHost:
 	.p2align 4
 cusolverSpDcsrlsqvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28576(%rip), %r11
+	movq cutap_front_hot+57152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50029,7 +50029,7 @@ cusolverSpDcsrlsqvqrHost:
 	.p2align 4
 cusolverSpDcsrlsvchol:
 	.cfi_startproc
-	movq cutap_front_hot+28584(%rip), %r11
+	movq cutap_front_hot+57168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50043,7 +50043,7 @@ cusolverSpDcsrlsvchol:
 	.p2align 4
 cusolverSpDcsrlsvcholHost:
 	.cfi_startproc
-	movq cutap_front_hot+28592(%rip), %r11
+	movq cutap_front_hot+57184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50057,7 +50057,7 @@ cusolverSpDcsrlsvcholHost:
 	.p2align 4
 cusolverSpDcsrlsvluHost:
 	.cfi_startproc
-	movq cutap_front_hot+28600(%rip), %r11
+	movq cutap_front_hot+57200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50071,7 +50071,7 @@ cusolverSpDcsrlsvluHost:
 	.p2align 4
 cusolverSpDcsrlsvqr:
 	.cfi_startproc
-	movq cutap_front_hot+28608(%rip), %r11
+	movq cutap_front_hot+57216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50085,7 +50085,7 @@ cusolverSpDcsrlsvqr:
 	.p2align 4
 cusolverSpDcsrlsvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28616(%rip), %r11
+	movq cutap_front_hot+57232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50099,7 +50099,7 @@ cusolverSpDcsrlsvqrHost:
 	.p2align 4
 cusolverSpDcsrluAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+28624(%rip), %r11
+	movq cutap_front_hot+57248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50113,7 +50113,7 @@ cusolverSpDcsrluAnalysisHost:
 	.p2align 4
 cusolverSpDcsrluBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28632(%rip), %r11
+	movq cutap_front_hot+57264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50127,7 +50127,7 @@ cusolverSpDcsrluBufferInfoHost:
 	.p2align 4
 cusolverSpDcsrluExtractBTFHost:
 	.cfi_startproc
-	movq cutap_front_hot+28640(%rip), %r11
+	movq cutap_front_hot+57280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50141,7 +50141,7 @@ cusolverSpDcsrluExtractBTFHost:
 	.p2align 4
 cusolverSpDcsrluExtractHost:
 	.cfi_startproc
-	movq cutap_front_hot+28648(%rip), %r11
+	movq cutap_front_hot+57296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50155,7 +50155,7 @@ cusolverSpDcsrluExtractHost:
 	.p2align 4
 cusolverSpDcsrluExtractMHost:
 	.cfi_startproc
-	movq cutap_front_hot+28656(%rip), %r11
+	movq cutap_front_hot+57312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50169,7 +50169,7 @@ cusolverSpDcsrluExtractMHost:
 	.p2align 4
 cusolverSpDcsrluFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28664(%rip), %r11
+	movq cutap_front_hot+57328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50183,7 +50183,7 @@ cusolverSpDcsrluFactorHost:
 	.p2align 4
 cusolverSpDcsrluSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28672(%rip), %r11
+	movq cutap_front_hot+57344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50197,7 +50197,7 @@ cusolverSpDcsrluSolveHost:
 	.p2align 4
 cusolverSpDcsrluZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28680(%rip), %r11
+	movq cutap_front_hot+57360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50211,7 +50211,7 @@ cusolverSpDcsrluZeroPivotHost:
 	.p2align 4
 cusolverSpDcsrlucondHost:
 	.cfi_startproc
-	movq cutap_front_hot+28688(%rip), %r11
+	movq cutap_front_hot+57376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50225,7 +50225,7 @@ cusolverSpDcsrlucondHost:
 	.p2align 4
 cusolverSpDcsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28696(%rip), %r11
+	movq cutap_front_hot+57392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50239,7 +50239,7 @@ cusolverSpDcsrqrBufferInfo:
 	.p2align 4
 cusolverSpDcsrqrBufferInfoBatched:
 	.cfi_startproc
-	movq cutap_front_hot+28704(%rip), %r11
+	movq cutap_front_hot+57408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50253,7 +50253,7 @@ cusolverSpDcsrqrBufferInfoBatched:
 	.p2align 4
 cusolverSpDcsrqrBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28712(%rip), %r11
+	movq cutap_front_hot+57424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50267,7 +50267,7 @@ cusolverSpDcsrqrBufferInfoHost:
 	.p2align 4
 cusolverSpDcsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28720(%rip), %r11
+	movq cutap_front_hot+57440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50281,7 +50281,7 @@ cusolverSpDcsrqrFactor:
 	.p2align 4
 cusolverSpDcsrqrFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+28728(%rip), %r11
+	movq cutap_front_hot+57456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50295,7 +50295,7 @@ cusolverSpDcsrqrFactorHost:
 	.p2align 4
 cusolverSpDcsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+28736(%rip), %r11
+	movq cutap_front_hot+57472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50309,7 +50309,7 @@ cusolverSpDcsrqrSetup:
 	.p2align 4
 cusolverSpDcsrqrSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+28744(%rip), %r11
+	movq cutap_front_hot+57488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50323,7 +50323,7 @@ cusolverSpDcsrqrSetupHost:
 	.p2align 4
 cusolverSpDcsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28752(%rip), %r11
+	movq cutap_front_hot+57504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50337,7 +50337,7 @@ cusolverSpDcsrqrSolve:
 	.p2align 4
 cusolverSpDcsrqrSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+28760(%rip), %r11
+	movq cutap_front_hot+57520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50351,7 +50351,7 @@ cusolverSpDcsrqrSolveHost:
 	.p2align 4
 cusolverSpDcsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+28768(%rip), %r11
+	movq cutap_front_hot+57536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50365,7 +50365,7 @@ cusolverSpDcsrqrZeroPivot:
 	.p2align 4
 cusolverSpDcsrqrZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+28776(%rip), %r11
+	movq cutap_front_hot+57552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50379,7 +50379,7 @@ cusolverSpDcsrqrZeroPivotHost:
 	.p2align 4
 cusolverSpDcsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+28784(%rip), %r11
+	movq cutap_front_hot+57568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50393,7 +50393,7 @@ cusolverSpDcsrqrrcond:
 	.p2align 4
 cusolverSpDcsrqrsvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+28792(%rip), %r11
+	movq cutap_front_hot+57584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50407,7 +50407,7 @@ cusolverSpDcsrqrsvBatched:
 	.p2align 4
 cusolverSpDcsrsubm2denseHost:
 	.cfi_startproc
-	movq cutap_front_hot+28800(%rip), %r11
+	movq cutap_front_hot+57600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50421,7 +50421,7 @@ cusolverSpDcsrsubm2denseHost:
 	.p2align 4
 cusolverSpDcsrzfdHost:
 	.cfi_startproc
-	movq cutap_front_hot+28808(%rip), %r11
+	movq cutap_front_hot+57616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50435,7 +50435,7 @@ cusolverSpDcsrzfdHost:
 	.p2align 4
 cusolverSpDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+28816(%rip), %r11
+	movq cutap_front_hot+57632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50449,7 +50449,7 @@ cusolverSpDestroy:
 	.p2align 4
 cusolverSpDestroyCsrcholInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28824(%rip), %r11
+	movq cutap_front_hot+57648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50463,7 +50463,7 @@ cusolverSpDestroyCsrcholInfo:
 	.p2align 4
 cusolverSpDestroyCsrcholInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28832(%rip), %r11
+	movq cutap_front_hot+57664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50477,7 +50477,7 @@ cusolverSpDestroyCsrcholInfoHost:
 	.p2align 4
 cusolverSpDestroyCsrluInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28840(%rip), %r11
+	movq cutap_front_hot+57680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50491,7 +50491,7 @@ cusolverSpDestroyCsrluInfoHost:
 	.p2align 4
 cusolverSpDestroyCsrqrInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28848(%rip), %r11
+	movq cutap_front_hot+57696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50505,7 +50505,7 @@ cusolverSpDestroyCsrqrInfo:
 	.p2align 4
 cusolverSpDestroyCsrqrInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+28856(%rip), %r11
+	movq cutap_front_hot+57712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50519,7 +50519,7 @@ cusolverSpDestroyCsrqrInfoHost:
 	.p2align 4
 cusolverSpDestroyGluInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28864(%rip), %r11
+	movq cutap_front_hot+57728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50533,7 +50533,7 @@ cusolverSpDestroyGluInfo:
 	.p2align 4
 cusolverSpDestroySnluInfo:
 	.cfi_startproc
-	movq cutap_front_hot+28872(%rip), %r11
+	movq cutap_front_hot+57744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50547,7 +50547,7 @@ cusolverSpDestroySnluInfo:
 	.p2align 4
 cusolverSpDgluAnalysis:
 	.cfi_startproc
-	movq cutap_front_hot+28880(%rip), %r11
+	movq cutap_front_hot+57760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50561,7 +50561,7 @@ cusolverSpDgluAnalysis:
 	.p2align 4
 cusolverSpDgluBufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+28888(%rip), %r11
+	movq cutap_front_hot+57776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50575,7 +50575,7 @@ cusolverSpDgluBufferSize:
 	.p2align 4
 cusolverSpDgluExtractMHost:
 	.cfi_startproc
-	movq cutap_front_hot+28896(%rip), %r11
+	movq cutap_front_hot+57792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50589,7 +50589,7 @@ cusolverSpDgluExtractMHost:
 	.p2align 4
 cusolverSpDgluFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28904(%rip), %r11
+	movq cutap_front_hot+57808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50603,7 +50603,7 @@ cusolverSpDgluFactor:
 	.p2align 4
 cusolverSpDgluNumericBoost:
 	.cfi_startproc
-	movq cutap_front_hot+28912(%rip), %r11
+	movq cutap_front_hot+57824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50617,7 +50617,7 @@ cusolverSpDgluNumericBoost:
 	.p2align 4
 cusolverSpDgluReset:
 	.cfi_startproc
-	movq cutap_front_hot+28920(%rip), %r11
+	movq cutap_front_hot+57840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50631,7 +50631,7 @@ cusolverSpDgluReset:
 	.p2align 4
 cusolverSpDgluSetup:
 	.cfi_startproc
-	movq cutap_front_hot+28928(%rip), %r11
+	movq cutap_front_hot+57856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50645,7 +50645,7 @@ cusolverSpDgluSetup:
 	.p2align 4
 cusolverSpDgluSetupByTile:
 	.cfi_startproc
-	movq cutap_front_hot+28936(%rip), %r11
+	movq cutap_front_hot+57872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50659,7 +50659,7 @@ cusolverSpDgluSetupByTile:
 	.p2align 4
 cusolverSpDgluSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28944(%rip), %r11
+	movq cutap_front_hot+57888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50673,7 +50673,7 @@ cusolverSpDgluSolve:
 	.p2align 4
 cusolverSpDnrminf:
 	.cfi_startproc
-	movq cutap_front_hot+28952(%rip), %r11
+	movq cutap_front_hot+57904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50687,7 +50687,7 @@ cusolverSpDnrminf:
 	.p2align 4
 cusolverSpDsnluBuffersize:
 	.cfi_startproc
-	movq cutap_front_hot+28960(%rip), %r11
+	movq cutap_front_hot+57920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50701,7 +50701,7 @@ cusolverSpDsnluBuffersize:
 	.p2align 4
 cusolverSpDsnluFactor:
 	.cfi_startproc
-	movq cutap_front_hot+28968(%rip), %r11
+	movq cutap_front_hot+57936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50715,7 +50715,7 @@ cusolverSpDsnluFactor:
 	.p2align 4
 cusolverSpDsnluSolve:
 	.cfi_startproc
-	movq cutap_front_hot+28976(%rip), %r11
+	movq cutap_front_hot+57952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50729,7 +50729,7 @@ cusolverSpDsnluSolve:
 	.p2align 4
 cusolverSpDsymgthr:
 	.cfi_startproc
-	movq cutap_front_hot+28984(%rip), %r11
+	movq cutap_front_hot+57968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50743,7 +50743,7 @@ cusolverSpDsymgthr:
 	.p2align 4
 cusolverSpDsymgthrHost:
 	.cfi_startproc
-	movq cutap_front_hot+28992(%rip), %r11
+	movq cutap_front_hot+57984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50757,7 +50757,7 @@ cusolverSpDsymgthrHost:
 	.p2align 4
 cusolverSpGetStream:
 	.cfi_startproc
-	movq cutap_front_hot+29000(%rip), %r11
+	movq cutap_front_hot+58000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50771,7 +50771,7 @@ cusolverSpGetStream:
 	.p2align 4
 cusolverSpLcsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29008(%rip), %r11
+	movq cutap_front_hot+58016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50785,7 +50785,7 @@ cusolverSpLcsrqrBufferInfo:
 	.p2align 4
 cusolverSpLcsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29016(%rip), %r11
+	movq cutap_front_hot+58032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50799,7 +50799,7 @@ cusolverSpLcsrqrFactor:
 	.p2align 4
 cusolverSpLcsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+29024(%rip), %r11
+	movq cutap_front_hot+58048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50813,7 +50813,7 @@ cusolverSpLcsrqrSetup:
 	.p2align 4
 cusolverSpLcsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29032(%rip), %r11
+	movq cutap_front_hot+58064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50827,7 +50827,7 @@ cusolverSpLcsrqrSolve:
 	.p2align 4
 cusolverSpLcsrqrSolveRefine:
 	.cfi_startproc
-	movq cutap_front_hot+29040(%rip), %r11
+	movq cutap_front_hot+58080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50841,7 +50841,7 @@ cusolverSpLcsrqrSolveRefine:
 	.p2align 4
 cusolverSpLcsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29048(%rip), %r11
+	movq cutap_front_hot+58096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50855,7 +50855,7 @@ cusolverSpLcsrqrZeroPivot:
 	.p2align 4
 cusolverSpLcsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+29056(%rip), %r11
+	movq cutap_front_hot+58112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50869,7 +50869,7 @@ cusolverSpLcsrqrrcond:
 	.p2align 4
 cusolverSpQcsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29064(%rip), %r11
+	movq cutap_front_hot+58128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50883,7 +50883,7 @@ cusolverSpQcsrqrBufferInfo:
 	.p2align 4
 cusolverSpQcsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29072(%rip), %r11
+	movq cutap_front_hot+58144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50897,7 +50897,7 @@ cusolverSpQcsrqrFactor:
 	.p2align 4
 cusolverSpQcsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+29080(%rip), %r11
+	movq cutap_front_hot+58160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50911,7 +50911,7 @@ cusolverSpQcsrqrSetup:
 	.p2align 4
 cusolverSpQcsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29088(%rip), %r11
+	movq cutap_front_hot+58176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50925,7 +50925,7 @@ cusolverSpQcsrqrSolve:
 	.p2align 4
 cusolverSpQcsrqrSolveRefine:
 	.cfi_startproc
-	movq cutap_front_hot+29096(%rip), %r11
+	movq cutap_front_hot+58192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50939,7 +50939,7 @@ cusolverSpQcsrqrSolveRefine:
 	.p2align 4
 cusolverSpQcsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29104(%rip), %r11
+	movq cutap_front_hot+58208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50953,7 +50953,7 @@ cusolverSpQcsrqrZeroPivot:
 	.p2align 4
 cusolverSpQcsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+29112(%rip), %r11
+	movq cutap_front_hot+58224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50967,7 +50967,7 @@ cusolverSpQcsrqrrcond:
 	.p2align 4
 cusolverSpScsrbtfHost:
 	.cfi_startproc
-	movq cutap_front_hot+29120(%rip), %r11
+	movq cutap_front_hot+58240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50981,7 +50981,7 @@ cusolverSpScsrbtfHost:
 	.p2align 4
 cusolverSpScsrcholBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29128(%rip), %r11
+	movq cutap_front_hot+58256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -50995,7 +50995,7 @@ cusolverSpScsrcholBufferInfo:
 	.p2align 4
 cusolverSpScsrcholBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29136(%rip), %r11
+	movq cutap_front_hot+58272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51009,7 +51009,7 @@ cusolverSpScsrcholBufferInfoHost:
 	.p2align 4
 cusolverSpScsrcholDiag:
 	.cfi_startproc
-	movq cutap_front_hot+29144(%rip), %r11
+	movq cutap_front_hot+58288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51023,7 +51023,7 @@ cusolverSpScsrcholDiag:
 	.p2align 4
 cusolverSpScsrcholFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29152(%rip), %r11
+	movq cutap_front_hot+58304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51037,7 +51037,7 @@ cusolverSpScsrcholFactor:
 	.p2align 4
 cusolverSpScsrcholFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+29160(%rip), %r11
+	movq cutap_front_hot+58320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51051,7 +51051,7 @@ cusolverSpScsrcholFactorHost:
 	.p2align 4
 cusolverSpScsrcholSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29168(%rip), %r11
+	movq cutap_front_hot+58336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51065,7 +51065,7 @@ cusolverSpScsrcholSolve:
 	.p2align 4
 cusolverSpScsrcholSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+29176(%rip), %r11
+	movq cutap_front_hot+58352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51079,7 +51079,7 @@ cusolverSpScsrcholSolveHost:
 	.p2align 4
 cusolverSpScsrcholZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29184(%rip), %r11
+	movq cutap_front_hot+58368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51093,7 +51093,7 @@ cusolverSpScsrcholZeroPivot:
 	.p2align 4
 cusolverSpScsrcholZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+29192(%rip), %r11
+	movq cutap_front_hot+58384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51107,7 +51107,7 @@ cusolverSpScsrcholZeroPivotHost:
 	.p2align 4
 cusolverSpScsreigsHost:
 	.cfi_startproc
-	movq cutap_front_hot+29200(%rip), %r11
+	movq cutap_front_hot+58400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51121,7 +51121,7 @@ cusolverSpScsreigsHost:
 	.p2align 4
 cusolverSpScsreigvsi:
 	.cfi_startproc
-	movq cutap_front_hot+29208(%rip), %r11
+	movq cutap_front_hot+58416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51135,7 +51135,7 @@ cusolverSpScsreigvsi:
 	.p2align 4
 cusolverSpScsreigvsiHost:
 	.cfi_startproc
-	movq cutap_front_hot+29216(%rip), %r11
+	movq cutap_front_hot+58432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51149,7 +51149,7 @@ cusolverSpScsreigvsiHost:
 	.p2align 4
 cusolverSpScsrlsqvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+29224(%rip), %r11
+	movq cutap_front_hot+58448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51163,7 +51163,7 @@ cusolverSpScsrlsqvqrHost:
 	.p2align 4
 cusolverSpScsrlsvchol:
 	.cfi_startproc
-	movq cutap_front_hot+29232(%rip), %r11
+	movq cutap_front_hot+58464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51177,7 +51177,7 @@ cusolverSpScsrlsvchol:
 	.p2align 4
 cusolverSpScsrlsvcholHost:
 	.cfi_startproc
-	movq cutap_front_hot+29240(%rip), %r11
+	movq cutap_front_hot+58480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51191,7 +51191,7 @@ cusolverSpScsrlsvcholHost:
 	.p2align 4
 cusolverSpScsrlsvluHost:
 	.cfi_startproc
-	movq cutap_front_hot+29248(%rip), %r11
+	movq cutap_front_hot+58496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51205,7 +51205,7 @@ cusolverSpScsrlsvluHost:
 	.p2align 4
 cusolverSpScsrlsvqr:
 	.cfi_startproc
-	movq cutap_front_hot+29256(%rip), %r11
+	movq cutap_front_hot+58512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51219,7 +51219,7 @@ cusolverSpScsrlsvqr:
 	.p2align 4
 cusolverSpScsrlsvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+29264(%rip), %r11
+	movq cutap_front_hot+58528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51233,7 +51233,7 @@ cusolverSpScsrlsvqrHost:
 	.p2align 4
 cusolverSpScsrluAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+29272(%rip), %r11
+	movq cutap_front_hot+58544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51247,7 +51247,7 @@ cusolverSpScsrluAnalysisHost:
 	.p2align 4
 cusolverSpScsrluBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29280(%rip), %r11
+	movq cutap_front_hot+58560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51261,7 +51261,7 @@ cusolverSpScsrluBufferInfoHost:
 	.p2align 4
 cusolverSpScsrluExtractBTFHost:
 	.cfi_startproc
-	movq cutap_front_hot+29288(%rip), %r11
+	movq cutap_front_hot+58576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51275,7 +51275,7 @@ cusolverSpScsrluExtractBTFHost:
 	.p2align 4
 cusolverSpScsrluExtractHost:
 	.cfi_startproc
-	movq cutap_front_hot+29296(%rip), %r11
+	movq cutap_front_hot+58592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51289,7 +51289,7 @@ cusolverSpScsrluExtractHost:
 	.p2align 4
 cusolverSpScsrluExtractMHost:
 	.cfi_startproc
-	movq cutap_front_hot+29304(%rip), %r11
+	movq cutap_front_hot+58608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51303,7 +51303,7 @@ cusolverSpScsrluExtractMHost:
 	.p2align 4
 cusolverSpScsrluFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+29312(%rip), %r11
+	movq cutap_front_hot+58624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51317,7 +51317,7 @@ cusolverSpScsrluFactorHost:
 	.p2align 4
 cusolverSpScsrluSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+29320(%rip), %r11
+	movq cutap_front_hot+58640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51331,7 +51331,7 @@ cusolverSpScsrluSolveHost:
 	.p2align 4
 cusolverSpScsrluZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+29328(%rip), %r11
+	movq cutap_front_hot+58656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51345,7 +51345,7 @@ cusolverSpScsrluZeroPivotHost:
 	.p2align 4
 cusolverSpScsrlucondHost:
 	.cfi_startproc
-	movq cutap_front_hot+29336(%rip), %r11
+	movq cutap_front_hot+58672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51359,7 +51359,7 @@ cusolverSpScsrlucondHost:
 	.p2align 4
 cusolverSpScsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29344(%rip), %r11
+	movq cutap_front_hot+58688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51373,7 +51373,7 @@ cusolverSpScsrqrBufferInfo:
 	.p2align 4
 cusolverSpScsrqrBufferInfoBatched:
 	.cfi_startproc
-	movq cutap_front_hot+29352(%rip), %r11
+	movq cutap_front_hot+58704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51387,7 +51387,7 @@ cusolverSpScsrqrBufferInfoBatched:
 	.p2align 4
 cusolverSpScsrqrBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29360(%rip), %r11
+	movq cutap_front_hot+58720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51401,7 +51401,7 @@ cusolverSpScsrqrBufferInfoHost:
 	.p2align 4
 cusolverSpScsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29368(%rip), %r11
+	movq cutap_front_hot+58736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51415,7 +51415,7 @@ cusolverSpScsrqrFactor:
 	.p2align 4
 cusolverSpScsrqrFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+29376(%rip), %r11
+	movq cutap_front_hot+58752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51429,7 +51429,7 @@ cusolverSpScsrqrFactorHost:
 	.p2align 4
 cusolverSpScsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+29384(%rip), %r11
+	movq cutap_front_hot+58768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51443,7 +51443,7 @@ cusolverSpScsrqrSetup:
 	.p2align 4
 cusolverSpScsrqrSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+29392(%rip), %r11
+	movq cutap_front_hot+58784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51457,7 +51457,7 @@ cusolverSpScsrqrSetupHost:
 	.p2align 4
 cusolverSpScsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29400(%rip), %r11
+	movq cutap_front_hot+58800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51471,7 +51471,7 @@ cusolverSpScsrqrSolve:
 	.p2align 4
 cusolverSpScsrqrSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+29408(%rip), %r11
+	movq cutap_front_hot+58816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51485,7 +51485,7 @@ cusolverSpScsrqrSolveHost:
 	.p2align 4
 cusolverSpScsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29416(%rip), %r11
+	movq cutap_front_hot+58832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51499,7 +51499,7 @@ cusolverSpScsrqrZeroPivot:
 	.p2align 4
 cusolverSpScsrqrZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+29424(%rip), %r11
+	movq cutap_front_hot+58848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51513,7 +51513,7 @@ cusolverSpScsrqrZeroPivotHost:
 	.p2align 4
 cusolverSpScsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+29432(%rip), %r11
+	movq cutap_front_hot+58864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51527,7 +51527,7 @@ cusolverSpScsrqrrcond:
 	.p2align 4
 cusolverSpScsrqrsvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+29440(%rip), %r11
+	movq cutap_front_hot+58880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51541,7 +51541,7 @@ cusolverSpScsrqrsvBatched:
 	.p2align 4
 cusolverSpScsrsubm2denseHost:
 	.cfi_startproc
-	movq cutap_front_hot+29448(%rip), %r11
+	movq cutap_front_hot+58896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51555,7 +51555,7 @@ cusolverSpScsrsubm2denseHost:
 	.p2align 4
 cusolverSpScsrzfdHost:
 	.cfi_startproc
-	movq cutap_front_hot+29456(%rip), %r11
+	movq cutap_front_hot+58912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51569,7 +51569,7 @@ cusolverSpScsrzfdHost:
 	.p2align 4
 cusolverSpSetStream:
 	.cfi_startproc
-	movq cutap_front_hot+29464(%rip), %r11
+	movq cutap_front_hot+58928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51583,7 +51583,7 @@ cusolverSpSetStream:
 	.p2align 4
 cusolverSpSsnluBuffersize:
 	.cfi_startproc
-	movq cutap_front_hot+29472(%rip), %r11
+	movq cutap_front_hot+58944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51597,7 +51597,7 @@ cusolverSpSsnluBuffersize:
 	.p2align 4
 cusolverSpSsnluFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29480(%rip), %r11
+	movq cutap_front_hot+58960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51611,7 +51611,7 @@ cusolverSpSsnluFactor:
 	.p2align 4
 cusolverSpSsnluSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29488(%rip), %r11
+	movq cutap_front_hot+58976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51625,7 +51625,7 @@ cusolverSpSsnluSolve:
 	.p2align 4
 cusolverSpSsymgthr:
 	.cfi_startproc
-	movq cutap_front_hot+29496(%rip), %r11
+	movq cutap_front_hot+58992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51639,7 +51639,7 @@ cusolverSpSsymgthr:
 	.p2align 4
 cusolverSpSsymgthrHost:
 	.cfi_startproc
-	movq cutap_front_hot+29504(%rip), %r11
+	movq cutap_front_hot+59008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51653,7 +51653,7 @@ cusolverSpSsymgthrHost:
 	.p2align 4
 cusolverSpXcsr2cscHost:
 	.cfi_startproc
-	movq cutap_front_hot+29512(%rip), %r11
+	movq cutap_front_hot+59024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51667,7 +51667,7 @@ cusolverSpXcsr2cscHost:
 	.p2align 4
 cusolverSpXcsr2csc_bufferSizeHost:
 	.cfi_startproc
-	movq cutap_front_hot+29520(%rip), %r11
+	movq cutap_front_hot+59040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51681,7 +51681,7 @@ cusolverSpXcsr2csc_bufferSizeHost:
 	.p2align 4
 cusolverSpXcsrcholAnalysis:
 	.cfi_startproc
-	movq cutap_front_hot+29528(%rip), %r11
+	movq cutap_front_hot+59056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51695,7 +51695,7 @@ cusolverSpXcsrcholAnalysis:
 	.p2align 4
 cusolverSpXcsrcholAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+29536(%rip), %r11
+	movq cutap_front_hot+59072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51709,7 +51709,7 @@ cusolverSpXcsrcholAnalysisHost:
 	.p2align 4
 cusolverSpXcsrissymHost:
 	.cfi_startproc
-	movq cutap_front_hot+29544(%rip), %r11
+	movq cutap_front_hot+59088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51723,7 +51723,7 @@ cusolverSpXcsrissymHost:
 	.p2align 4
 cusolverSpXcsrluAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+29552(%rip), %r11
+	movq cutap_front_hot+59104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51737,7 +51737,7 @@ cusolverSpXcsrluAnalysisHost:
 	.p2align 4
 cusolverSpXcsrluConfigHost:
 	.cfi_startproc
-	movq cutap_front_hot+29560(%rip), %r11
+	movq cutap_front_hot+59120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51751,7 +51751,7 @@ cusolverSpXcsrluConfigHost:
 	.p2align 4
 cusolverSpXcsrluNnzHost:
 	.cfi_startproc
-	movq cutap_front_hot+29568(%rip), %r11
+	movq cutap_front_hot+59136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51765,7 +51765,7 @@ cusolverSpXcsrluNnzHost:
 	.p2align 4
 cusolverSpXcsrluNnzMHost:
 	.cfi_startproc
-	movq cutap_front_hot+29576(%rip), %r11
+	movq cutap_front_hot+59152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51779,7 +51779,7 @@ cusolverSpXcsrluNnzMHost:
 	.p2align 4
 cusolverSpXcsrmetisndHost:
 	.cfi_startproc
-	movq cutap_front_hot+29584(%rip), %r11
+	movq cutap_front_hot+59168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51793,7 +51793,7 @@ cusolverSpXcsrmetisndHost:
 	.p2align 4
 cusolverSpXcsrnsepHost:
 	.cfi_startproc
-	movq cutap_front_hot+29592(%rip), %r11
+	movq cutap_front_hot+59184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51807,7 +51807,7 @@ cusolverSpXcsrnsepHost:
 	.p2align 4
 cusolverSpXcsrpermHost:
 	.cfi_startproc
-	movq cutap_front_hot+29600(%rip), %r11
+	movq cutap_front_hot+59200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51821,7 +51821,7 @@ cusolverSpXcsrpermHost:
 	.p2align 4
 cusolverSpXcsrperm_bufferSizeHost:
 	.cfi_startproc
-	movq cutap_front_hot+29608(%rip), %r11
+	movq cutap_front_hot+59216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51835,7 +51835,7 @@ cusolverSpXcsrperm_bufferSizeHost:
 	.p2align 4
 cusolverSpXcsrqrAnalysis:
 	.cfi_startproc
-	movq cutap_front_hot+29616(%rip), %r11
+	movq cutap_front_hot+59232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51849,7 +51849,7 @@ cusolverSpXcsrqrAnalysis:
 	.p2align 4
 cusolverSpXcsrqrAnalysisBatched:
 	.cfi_startproc
-	movq cutap_front_hot+29624(%rip), %r11
+	movq cutap_front_hot+59248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51863,7 +51863,7 @@ cusolverSpXcsrqrAnalysisBatched:
 	.p2align 4
 cusolverSpXcsrqrAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+29632(%rip), %r11
+	movq cutap_front_hot+59264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51877,7 +51877,7 @@ cusolverSpXcsrqrAnalysisHost:
 	.p2align 4
 cusolverSpXcsrqrConfigInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29640(%rip), %r11
+	movq cutap_front_hot+59280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51891,7 +51891,7 @@ cusolverSpXcsrqrConfigInfo:
 	.p2align 4
 cusolverSpXcsrsubmHost:
 	.cfi_startproc
-	movq cutap_front_hot+29648(%rip), %r11
+	movq cutap_front_hot+59296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51905,7 +51905,7 @@ cusolverSpXcsrsubmHost:
 	.p2align 4
 cusolverSpXcsrsubmNnzHost:
 	.cfi_startproc
-	movq cutap_front_hot+29656(%rip), %r11
+	movq cutap_front_hot+59312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51919,7 +51919,7 @@ cusolverSpXcsrsubmNnzHost:
 	.p2align 4
 cusolverSpXcsrsymamdHost:
 	.cfi_startproc
-	movq cutap_front_hot+29664(%rip), %r11
+	movq cutap_front_hot+59328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51933,7 +51933,7 @@ cusolverSpXcsrsymamdHost:
 	.p2align 4
 cusolverSpXcsrsymmdqHost:
 	.cfi_startproc
-	movq cutap_front_hot+29672(%rip), %r11
+	movq cutap_front_hot+59344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51947,7 +51947,7 @@ cusolverSpXcsrsymmdqHost:
 	.p2align 4
 cusolverSpXcsrsympermHost:
 	.cfi_startproc
-	movq cutap_front_hot+29680(%rip), %r11
+	movq cutap_front_hot+59360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51961,7 +51961,7 @@ cusolverSpXcsrsympermHost:
 	.p2align 4
 cusolverSpXcsrsymperm_bufferSizeHost:
 	.cfi_startproc
-	movq cutap_front_hot+29688(%rip), %r11
+	movq cutap_front_hot+59376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51975,7 +51975,7 @@ cusolverSpXcsrsymperm_bufferSizeHost:
 	.p2align 4
 cusolverSpXcsrsymrcmHost:
 	.cfi_startproc
-	movq cutap_front_hot+29696(%rip), %r11
+	movq cutap_front_hot+59392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -51989,7 +51989,7 @@ cusolverSpXcsrsymrcmHost:
 	.p2align 4
 cusolverSpXgluZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29704(%rip), %r11
+	movq cutap_front_hot+59408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52003,7 +52003,7 @@ cusolverSpXgluZeroPivot:
 	.p2align 4
 cusolverSpXsnluAnalysis:
 	.cfi_startproc
-	movq cutap_front_hot+29712(%rip), %r11
+	movq cutap_front_hot+59424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52017,7 +52017,7 @@ cusolverSpXsnluAnalysis:
 	.p2align 4
 cusolverSpXsnluFlops:
 	.cfi_startproc
-	movq cutap_front_hot+29720(%rip), %r11
+	movq cutap_front_hot+59440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52031,7 +52031,7 @@ cusolverSpXsnluFlops:
 	.p2align 4
 cusolverSpXsnluReport:
 	.cfi_startproc
-	movq cutap_front_hot+29728(%rip), %r11
+	movq cutap_front_hot+59456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52045,7 +52045,7 @@ cusolverSpXsnluReport:
 	.p2align 4
 cusolverSpXsnluResizeSupernodeBy:
 	.cfi_startproc
-	movq cutap_front_hot+29736(%rip), %r11
+	movq cutap_front_hot+59472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52059,7 +52059,7 @@ cusolverSpXsnluResizeSupernodeBy:
 	.p2align 4
 cusolverSpXsnluSetReorder:
 	.cfi_startproc
-	movq cutap_front_hot+29744(%rip), %r11
+	movq cutap_front_hot+59488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52073,7 +52073,7 @@ cusolverSpXsnluSetReorder:
 	.p2align 4
 cusolverSpZcsrbtfHost:
 	.cfi_startproc
-	movq cutap_front_hot+29752(%rip), %r11
+	movq cutap_front_hot+59504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52087,7 +52087,7 @@ cusolverSpZcsrbtfHost:
 	.p2align 4
 cusolverSpZcsrcholBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29760(%rip), %r11
+	movq cutap_front_hot+59520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52101,7 +52101,7 @@ cusolverSpZcsrcholBufferInfo:
 	.p2align 4
 cusolverSpZcsrcholBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29768(%rip), %r11
+	movq cutap_front_hot+59536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52115,7 +52115,7 @@ cusolverSpZcsrcholBufferInfoHost:
 	.p2align 4
 cusolverSpZcsrcholDiag:
 	.cfi_startproc
-	movq cutap_front_hot+29776(%rip), %r11
+	movq cutap_front_hot+59552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52129,7 +52129,7 @@ cusolverSpZcsrcholDiag:
 	.p2align 4
 cusolverSpZcsrcholFactor:
 	.cfi_startproc
-	movq cutap_front_hot+29784(%rip), %r11
+	movq cutap_front_hot+59568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52143,7 +52143,7 @@ cusolverSpZcsrcholFactor:
 	.p2align 4
 cusolverSpZcsrcholFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+29792(%rip), %r11
+	movq cutap_front_hot+59584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52157,7 +52157,7 @@ cusolverSpZcsrcholFactorHost:
 	.p2align 4
 cusolverSpZcsrcholSolve:
 	.cfi_startproc
-	movq cutap_front_hot+29800(%rip), %r11
+	movq cutap_front_hot+59600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52171,7 +52171,7 @@ cusolverSpZcsrcholSolve:
 	.p2align 4
 cusolverSpZcsrcholSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+29808(%rip), %r11
+	movq cutap_front_hot+59616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52185,7 +52185,7 @@ cusolverSpZcsrcholSolveHost:
 	.p2align 4
 cusolverSpZcsrcholZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+29816(%rip), %r11
+	movq cutap_front_hot+59632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52199,7 +52199,7 @@ cusolverSpZcsrcholZeroPivot:
 	.p2align 4
 cusolverSpZcsrcholZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+29824(%rip), %r11
+	movq cutap_front_hot+59648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52213,7 +52213,7 @@ cusolverSpZcsrcholZeroPivotHost:
 	.p2align 4
 cusolverSpZcsreigsHost:
 	.cfi_startproc
-	movq cutap_front_hot+29832(%rip), %r11
+	movq cutap_front_hot+59664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52227,7 +52227,7 @@ cusolverSpZcsreigsHost:
 	.p2align 4
 cusolverSpZcsreigvsi:
 	.cfi_startproc
-	movq cutap_front_hot+29840(%rip), %r11
+	movq cutap_front_hot+59680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52241,7 +52241,7 @@ cusolverSpZcsreigvsi:
 	.p2align 4
 cusolverSpZcsreigvsiHost:
 	.cfi_startproc
-	movq cutap_front_hot+29848(%rip), %r11
+	movq cutap_front_hot+59696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52255,7 +52255,7 @@ cusolverSpZcsreigvsiHost:
 	.p2align 4
 cusolverSpZcsrlsqvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+29856(%rip), %r11
+	movq cutap_front_hot+59712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52269,7 +52269,7 @@ cusolverSpZcsrlsqvqrHost:
 	.p2align 4
 cusolverSpZcsrlsvchol:
 	.cfi_startproc
-	movq cutap_front_hot+29864(%rip), %r11
+	movq cutap_front_hot+59728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52283,7 +52283,7 @@ cusolverSpZcsrlsvchol:
 	.p2align 4
 cusolverSpZcsrlsvcholHost:
 	.cfi_startproc
-	movq cutap_front_hot+29872(%rip), %r11
+	movq cutap_front_hot+59744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52297,7 +52297,7 @@ cusolverSpZcsrlsvcholHost:
 	.p2align 4
 cusolverSpZcsrlsvluHost:
 	.cfi_startproc
-	movq cutap_front_hot+29880(%rip), %r11
+	movq cutap_front_hot+59760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52311,7 +52311,7 @@ cusolverSpZcsrlsvluHost:
 	.p2align 4
 cusolverSpZcsrlsvqr:
 	.cfi_startproc
-	movq cutap_front_hot+29888(%rip), %r11
+	movq cutap_front_hot+59776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52325,7 +52325,7 @@ cusolverSpZcsrlsvqr:
 	.p2align 4
 cusolverSpZcsrlsvqrHost:
 	.cfi_startproc
-	movq cutap_front_hot+29896(%rip), %r11
+	movq cutap_front_hot+59792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52339,7 +52339,7 @@ cusolverSpZcsrlsvqrHost:
 	.p2align 4
 cusolverSpZcsrluAnalysisHost:
 	.cfi_startproc
-	movq cutap_front_hot+29904(%rip), %r11
+	movq cutap_front_hot+59808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52353,7 +52353,7 @@ cusolverSpZcsrluAnalysisHost:
 	.p2align 4
 cusolverSpZcsrluBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29912(%rip), %r11
+	movq cutap_front_hot+59824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52367,7 +52367,7 @@ cusolverSpZcsrluBufferInfoHost:
 	.p2align 4
 cusolverSpZcsrluExtractBTFHost:
 	.cfi_startproc
-	movq cutap_front_hot+29920(%rip), %r11
+	movq cutap_front_hot+59840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52381,7 +52381,7 @@ cusolverSpZcsrluExtractBTFHost:
 	.p2align 4
 cusolverSpZcsrluExtractHost:
 	.cfi_startproc
-	movq cutap_front_hot+29928(%rip), %r11
+	movq cutap_front_hot+59856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52395,7 +52395,7 @@ cusolverSpZcsrluExtractHost:
 	.p2align 4
 cusolverSpZcsrluExtractMHost:
 	.cfi_startproc
-	movq cutap_front_hot+29936(%rip), %r11
+	movq cutap_front_hot+59872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52409,7 +52409,7 @@ cusolverSpZcsrluExtractMHost:
 	.p2align 4
 cusolverSpZcsrluFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+29944(%rip), %r11
+	movq cutap_front_hot+59888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52423,7 +52423,7 @@ cusolverSpZcsrluFactorHost:
 	.p2align 4
 cusolverSpZcsrluSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+29952(%rip), %r11
+	movq cutap_front_hot+59904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52437,7 +52437,7 @@ cusolverSpZcsrluSolveHost:
 	.p2align 4
 cusolverSpZcsrluZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+29960(%rip), %r11
+	movq cutap_front_hot+59920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52451,7 +52451,7 @@ cusolverSpZcsrluZeroPivotHost:
 	.p2align 4
 cusolverSpZcsrlucondHost:
 	.cfi_startproc
-	movq cutap_front_hot+29968(%rip), %r11
+	movq cutap_front_hot+59936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52465,7 +52465,7 @@ cusolverSpZcsrlucondHost:
 	.p2align 4
 cusolverSpZcsrqrBufferInfo:
 	.cfi_startproc
-	movq cutap_front_hot+29976(%rip), %r11
+	movq cutap_front_hot+59952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52479,7 +52479,7 @@ cusolverSpZcsrqrBufferInfo:
 	.p2align 4
 cusolverSpZcsrqrBufferInfoBatched:
 	.cfi_startproc
-	movq cutap_front_hot+29984(%rip), %r11
+	movq cutap_front_hot+59968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52493,7 +52493,7 @@ cusolverSpZcsrqrBufferInfoBatched:
 	.p2align 4
 cusolverSpZcsrqrBufferInfoHost:
 	.cfi_startproc
-	movq cutap_front_hot+29992(%rip), %r11
+	movq cutap_front_hot+59984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52507,7 +52507,7 @@ cusolverSpZcsrqrBufferInfoHost:
 	.p2align 4
 cusolverSpZcsrqrFactor:
 	.cfi_startproc
-	movq cutap_front_hot+30000(%rip), %r11
+	movq cutap_front_hot+60000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52521,7 +52521,7 @@ cusolverSpZcsrqrFactor:
 	.p2align 4
 cusolverSpZcsrqrFactorHost:
 	.cfi_startproc
-	movq cutap_front_hot+30008(%rip), %r11
+	movq cutap_front_hot+60016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52535,7 +52535,7 @@ cusolverSpZcsrqrFactorHost:
 	.p2align 4
 cusolverSpZcsrqrSetup:
 	.cfi_startproc
-	movq cutap_front_hot+30016(%rip), %r11
+	movq cutap_front_hot+60032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52549,7 +52549,7 @@ cusolverSpZcsrqrSetup:
 	.p2align 4
 cusolverSpZcsrqrSetupHost:
 	.cfi_startproc
-	movq cutap_front_hot+30024(%rip), %r11
+	movq cutap_front_hot+60048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52563,7 +52563,7 @@ cusolverSpZcsrqrSetupHost:
 	.p2align 4
 cusolverSpZcsrqrSolve:
 	.cfi_startproc
-	movq cutap_front_hot+30032(%rip), %r11
+	movq cutap_front_hot+60064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52577,7 +52577,7 @@ cusolverSpZcsrqrSolve:
 	.p2align 4
 cusolverSpZcsrqrSolveHost:
 	.cfi_startproc
-	movq cutap_front_hot+30040(%rip), %r11
+	movq cutap_front_hot+60080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52591,7 +52591,7 @@ cusolverSpZcsrqrSolveHost:
 	.p2align 4
 cusolverSpZcsrqrZeroPivot:
 	.cfi_startproc
-	movq cutap_front_hot+30048(%rip), %r11
+	movq cutap_front_hot+60096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52605,7 +52605,7 @@ cusolverSpZcsrqrZeroPivot:
 	.p2align 4
 cusolverSpZcsrqrZeroPivotHost:
 	.cfi_startproc
-	movq cutap_front_hot+30056(%rip), %r11
+	movq cutap_front_hot+60112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52619,7 +52619,7 @@ cusolverSpZcsrqrZeroPivotHost:
 	.p2align 4
 cusolverSpZcsrqrrcond:
 	.cfi_startproc
-	movq cutap_front_hot+30064(%rip), %r11
+	movq cutap_front_hot+60128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52633,7 +52633,7 @@ cusolverSpZcsrqrrcond:
 	.p2align 4
 cusolverSpZcsrqrsvBatched:
 	.cfi_startproc
-	movq cutap_front_hot+30072(%rip), %r11
+	movq cutap_front_hot+60144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52647,7 +52647,7 @@ cusolverSpZcsrqrsvBatched:
 	.p2align 4
 cusolverSpZcsrsubm2denseHost:
 	.cfi_startproc
-	movq cutap_front_hot+30080(%rip), %r11
+	movq cutap_front_hot+60160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52661,7 +52661,7 @@ cusolverSpZcsrsubm2denseHost:
 	.p2align 4
 cusolverSpZcsrzfdHost:
 	.cfi_startproc
-	movq cutap_front_hot+30088(%rip), %r11
+	movq cutap_front_hot+60176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52675,7 +52675,7 @@ cusolverSpZcsrzfdHost:
 	.p2align 4
 cusolverSpZsnluBuffersize:
 	.cfi_startproc
-	movq cutap_front_hot+30096(%rip), %r11
+	movq cutap_front_hot+60192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52689,7 +52689,7 @@ cusolverSpZsnluBuffersize:
 	.p2align 4
 cusolverSpZsnluFactor:
 	.cfi_startproc
-	movq cutap_front_hot+30104(%rip), %r11
+	movq cutap_front_hot+60208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52703,7 +52703,7 @@ cusolverSpZsnluFactor:
 	.p2align 4
 cusolverSpZsnluSolve:
 	.cfi_startproc
-	movq cutap_front_hot+30112(%rip), %r11
+	movq cutap_front_hot+60224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52717,7 +52717,7 @@ cusolverSpZsnluSolve:
 	.p2align 4
 cusolverSpZsymgthr:
 	.cfi_startproc
-	movq cutap_front_hot+30120(%rip), %r11
+	movq cutap_front_hot+60240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52731,7 +52731,7 @@ cusolverSpZsymgthr:
 	.p2align 4
 cusolverSpZsymgthrHost:
 	.cfi_startproc
-	movq cutap_front_hot+30128(%rip), %r11
+	movq cutap_front_hot+60256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52745,7 +52745,7 @@ cusolverSpZsymgthrHost:
 	.p2align 4
 cusolverXcsrqr_dump:
 	.cfi_startproc
-	movq cutap_front_hot+30136(%rip), %r11
+	movq cutap_front_hot+60272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52759,7 +52759,7 @@ cusolverXcsrqr_dump:
 	.p2align 4
 nvrtcAddNameExpression:
 	.cfi_startproc
-	movq cutap_front_hot+30144(%rip), %r11
+	movq cutap_front_hot+60288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52773,7 +52773,7 @@ nvrtcAddNameExpression:
 	.p2align 4
 nvrtcCompileProgram:
 	.cfi_startproc
-	movq cutap_front_hot+30152(%rip), %r11
+	movq cutap_front_hot+60304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52787,7 +52787,7 @@ nvrtcCompileProgram:
 	.p2align 4
 nvrtcCreateProgram:
 	.cfi_startproc
-	movq cutap_front_hot+30160(%rip), %r11
+	movq cutap_front_hot+60320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52801,7 +52801,7 @@ nvrtcCreateProgram:
 	.p2align 4
 nvrtcDestroyProgram:
 	.cfi_startproc
-	movq cutap_front_hot+30168(%rip), %r11
+	movq cutap_front_hot+60336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52815,7 +52815,7 @@ nvrtcDestroyProgram:
 	.p2align 4
 nvrtcGetCUBIN:
 	.cfi_startproc
-	movq cutap_front_hot+30176(%rip), %r11
+	movq cutap_front_hot+60352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52829,7 +52829,7 @@ nvrtcGetCUBIN:
 	.p2align 4
 nvrtcGetCUBINSize:
 	.cfi_startproc
-	movq cutap_front_hot+30184(%rip), %r11
+	movq cutap_front_hot+60368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52843,7 +52843,7 @@ nvrtcGetCUBINSize:
 	.p2align 4
 nvrtcGetErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+30192(%rip), %r11
+	movq cutap_front_hot+60384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52857,7 +52857,7 @@ nvrtcGetErrorString:
 	.p2align 4
 nvrtcGetLTOIR:
 	.cfi_startproc
-	movq cutap_front_hot+30200(%rip), %r11
+	movq cutap_front_hot+60400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52871,7 +52871,7 @@ nvrtcGetLTOIR:
 	.p2align 4
 nvrtcGetLTOIRSize:
 	.cfi_startproc
-	movq cutap_front_hot+30208(%rip), %r11
+	movq cutap_front_hot+60416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52885,7 +52885,7 @@ nvrtcGetLTOIRSize:
 	.p2align 4
 nvrtcGetLoweredName:
 	.cfi_startproc
-	movq cutap_front_hot+30216(%rip), %r11
+	movq cutap_front_hot+60432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52899,7 +52899,7 @@ nvrtcGetLoweredName:
 	.p2align 4
 nvrtcGetNVVM:
 	.cfi_startproc
-	movq cutap_front_hot+30224(%rip), %r11
+	movq cutap_front_hot+60448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52913,7 +52913,7 @@ nvrtcGetNVVM:
 	.p2align 4
 nvrtcGetNVVMSize:
 	.cfi_startproc
-	movq cutap_front_hot+30232(%rip), %r11
+	movq cutap_front_hot+60464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52927,7 +52927,7 @@ nvrtcGetNVVMSize:
 	.p2align 4
 nvrtcGetNumSupportedArchs:
 	.cfi_startproc
-	movq cutap_front_hot+30240(%rip), %r11
+	movq cutap_front_hot+60480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52941,7 +52941,7 @@ nvrtcGetNumSupportedArchs:
 	.p2align 4
 nvrtcGetOptiXIR:
 	.cfi_startproc
-	movq cutap_front_hot+30248(%rip), %r11
+	movq cutap_front_hot+60496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52955,7 +52955,7 @@ nvrtcGetOptiXIR:
 	.p2align 4
 nvrtcGetOptiXIRSize:
 	.cfi_startproc
-	movq cutap_front_hot+30256(%rip), %r11
+	movq cutap_front_hot+60512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52969,7 +52969,7 @@ nvrtcGetOptiXIRSize:
 	.p2align 4
 nvrtcGetPCHCreateStatus:
 	.cfi_startproc
-	movq cutap_front_hot+30264(%rip), %r11
+	movq cutap_front_hot+60528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52983,7 +52983,7 @@ nvrtcGetPCHCreateStatus:
 	.p2align 4
 nvrtcGetPCHHeapSize:
 	.cfi_startproc
-	movq cutap_front_hot+30272(%rip), %r11
+	movq cutap_front_hot+60544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -52997,7 +52997,7 @@ nvrtcGetPCHHeapSize:
 	.p2align 4
 nvrtcGetPCHHeapSizeRequired:
 	.cfi_startproc
-	movq cutap_front_hot+30280(%rip), %r11
+	movq cutap_front_hot+60560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53011,7 +53011,7 @@ nvrtcGetPCHHeapSizeRequired:
 	.p2align 4
 nvrtcGetPTX:
 	.cfi_startproc
-	movq cutap_front_hot+30288(%rip), %r11
+	movq cutap_front_hot+60576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53025,7 +53025,7 @@ nvrtcGetPTX:
 	.p2align 4
 nvrtcGetPTXSize:
 	.cfi_startproc
-	movq cutap_front_hot+30296(%rip), %r11
+	movq cutap_front_hot+60592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53039,7 +53039,7 @@ nvrtcGetPTXSize:
 	.p2align 4
 nvrtcGetProgramLog:
 	.cfi_startproc
-	movq cutap_front_hot+30304(%rip), %r11
+	movq cutap_front_hot+60608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53053,7 +53053,7 @@ nvrtcGetProgramLog:
 	.p2align 4
 nvrtcGetProgramLogSize:
 	.cfi_startproc
-	movq cutap_front_hot+30312(%rip), %r11
+	movq cutap_front_hot+60624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53067,7 +53067,7 @@ nvrtcGetProgramLogSize:
 	.p2align 4
 nvrtcGetSupportedArchs:
 	.cfi_startproc
-	movq cutap_front_hot+30320(%rip), %r11
+	movq cutap_front_hot+60640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53081,7 +53081,7 @@ nvrtcGetSupportedArchs:
 	.p2align 4
 nvrtcSetFlowCallback:
 	.cfi_startproc
-	movq cutap_front_hot+30328(%rip), %r11
+	movq cutap_front_hot+60656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53095,7 +53095,7 @@ nvrtcSetFlowCallback:
 	.p2align 4
 nvrtcSetPCHHeapSize:
 	.cfi_startproc
-	movq cutap_front_hot+30336(%rip), %r11
+	movq cutap_front_hot+60672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53109,7 +53109,7 @@ nvrtcSetPCHHeapSize:
 	.p2align 4
 nvrtcVersion:
 	.cfi_startproc
-	movq cutap_front_hot+30344(%rip), %r11
+	movq cutap_front_hot+60688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53123,7 +53123,7 @@ nvrtcVersion:
 	.p2align 4
 __nvJitLinkAPI:
 	.cfi_startproc
-	movq cutap_front_hot+30352(%rip), %r11
+	movq cutap_front_hot+60704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53137,7 +53137,7 @@ __nvJitLinkAPI:
 	.p2align 4
 __nvJitLinkAddData_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30360(%rip), %r11
+	movq cutap_front_hot+60720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53151,7 +53151,7 @@ __nvJitLinkAddData_12_4:
 	.p2align 4
 __nvJitLinkAddData_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30368(%rip), %r11
+	movq cutap_front_hot+60736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53165,7 +53165,7 @@ __nvJitLinkAddData_13_0:
 	.p2align 4
 __nvJitLinkAddFile_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30376(%rip), %r11
+	movq cutap_front_hot+60752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53179,7 +53179,7 @@ __nvJitLinkAddFile_12_4:
 	.p2align 4
 __nvJitLinkAddFile_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30384(%rip), %r11
+	movq cutap_front_hot+60768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53193,7 +53193,7 @@ __nvJitLinkAddFile_13_0:
 	.p2align 4
 __nvJitLinkComplete_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30392(%rip), %r11
+	movq cutap_front_hot+60784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53207,7 +53207,7 @@ __nvJitLinkComplete_12_4:
 	.p2align 4
 __nvJitLinkComplete_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30400(%rip), %r11
+	movq cutap_front_hot+60800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53221,7 +53221,7 @@ __nvJitLinkComplete_13_0:
 	.p2align 4
 __nvJitLinkCreate_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30408(%rip), %r11
+	movq cutap_front_hot+60816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53235,7 +53235,7 @@ __nvJitLinkCreate_12_4:
 	.p2align 4
 __nvJitLinkCreate_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30416(%rip), %r11
+	movq cutap_front_hot+60832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53249,7 +53249,7 @@ __nvJitLinkCreate_13_0:
 	.p2align 4
 __nvJitLinkDestroy_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30424(%rip), %r11
+	movq cutap_front_hot+60848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53263,7 +53263,7 @@ __nvJitLinkDestroy_12_4:
 	.p2align 4
 __nvJitLinkDestroy_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30432(%rip), %r11
+	movq cutap_front_hot+60864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53277,7 +53277,7 @@ __nvJitLinkDestroy_13_0:
 	.p2align 4
 __nvJitLinkGetErrorLogSize_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30440(%rip), %r11
+	movq cutap_front_hot+60880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53291,7 +53291,7 @@ __nvJitLinkGetErrorLogSize_12_4:
 	.p2align 4
 __nvJitLinkGetErrorLogSize_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30448(%rip), %r11
+	movq cutap_front_hot+60896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53305,7 +53305,7 @@ __nvJitLinkGetErrorLogSize_13_0:
 	.p2align 4
 __nvJitLinkGetErrorLog_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30456(%rip), %r11
+	movq cutap_front_hot+60912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53319,7 +53319,7 @@ __nvJitLinkGetErrorLog_12_4:
 	.p2align 4
 __nvJitLinkGetErrorLog_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30464(%rip), %r11
+	movq cutap_front_hot+60928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53333,7 +53333,7 @@ __nvJitLinkGetErrorLog_13_0:
 	.p2align 4
 __nvJitLinkGetInfoLogSize_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30472(%rip), %r11
+	movq cutap_front_hot+60944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53347,7 +53347,7 @@ __nvJitLinkGetInfoLogSize_12_4:
 	.p2align 4
 __nvJitLinkGetInfoLogSize_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30480(%rip), %r11
+	movq cutap_front_hot+60960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53361,7 +53361,7 @@ __nvJitLinkGetInfoLogSize_13_0:
 	.p2align 4
 __nvJitLinkGetInfoLog_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30488(%rip), %r11
+	movq cutap_front_hot+60976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53375,7 +53375,7 @@ __nvJitLinkGetInfoLog_12_4:
 	.p2align 4
 __nvJitLinkGetInfoLog_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30496(%rip), %r11
+	movq cutap_front_hot+60992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53389,7 +53389,7 @@ __nvJitLinkGetInfoLog_13_0:
 	.p2align 4
 __nvJitLinkGetLinkedCubinSize_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30504(%rip), %r11
+	movq cutap_front_hot+61008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53403,7 +53403,7 @@ __nvJitLinkGetLinkedCubinSize_12_4:
 	.p2align 4
 __nvJitLinkGetLinkedCubinSize_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30512(%rip), %r11
+	movq cutap_front_hot+61024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53417,7 +53417,7 @@ __nvJitLinkGetLinkedCubinSize_13_0:
 	.p2align 4
 __nvJitLinkGetLinkedCubin_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30520(%rip), %r11
+	movq cutap_front_hot+61040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53431,7 +53431,7 @@ __nvJitLinkGetLinkedCubin_12_4:
 	.p2align 4
 __nvJitLinkGetLinkedCubin_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30528(%rip), %r11
+	movq cutap_front_hot+61056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53445,7 +53445,7 @@ __nvJitLinkGetLinkedCubin_13_0:
 	.p2align 4
 __nvJitLinkGetLinkedPtxSize_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30536(%rip), %r11
+	movq cutap_front_hot+61072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53459,7 +53459,7 @@ __nvJitLinkGetLinkedPtxSize_12_4:
 	.p2align 4
 __nvJitLinkGetLinkedPtxSize_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30544(%rip), %r11
+	movq cutap_front_hot+61088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53473,7 +53473,7 @@ __nvJitLinkGetLinkedPtxSize_13_0:
 	.p2align 4
 __nvJitLinkGetLinkedPtx_12_4:
 	.cfi_startproc
-	movq cutap_front_hot+30552(%rip), %r11
+	movq cutap_front_hot+61104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53487,7 +53487,7 @@ __nvJitLinkGetLinkedPtx_12_4:
 	.p2align 4
 __nvJitLinkGetLinkedPtx_13_0:
 	.cfi_startproc
-	movq cutap_front_hot+30560(%rip), %r11
+	movq cutap_front_hot+61120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53501,7 +53501,7 @@ __nvJitLinkGetLinkedPtx_13_0:
 	.p2align 4
 nvJitLinkAddData:
 	.cfi_startproc
-	movq cutap_front_hot+30568(%rip), %r11
+	movq cutap_front_hot+61136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53515,7 +53515,7 @@ nvJitLinkAddData:
 	.p2align 4
 nvJitLinkAddFile:
 	.cfi_startproc
-	movq cutap_front_hot+30576(%rip), %r11
+	movq cutap_front_hot+61152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53529,7 +53529,7 @@ nvJitLinkAddFile:
 	.p2align 4
 nvJitLinkComplete:
 	.cfi_startproc
-	movq cutap_front_hot+30584(%rip), %r11
+	movq cutap_front_hot+61168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53543,7 +53543,7 @@ nvJitLinkComplete:
 	.p2align 4
 nvJitLinkCreate:
 	.cfi_startproc
-	movq cutap_front_hot+30592(%rip), %r11
+	movq cutap_front_hot+61184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53557,7 +53557,7 @@ nvJitLinkCreate:
 	.p2align 4
 nvJitLinkDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+30600(%rip), %r11
+	movq cutap_front_hot+61200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53571,7 +53571,7 @@ nvJitLinkDestroy:
 	.p2align 4
 nvJitLinkGetErrorLog:
 	.cfi_startproc
-	movq cutap_front_hot+30608(%rip), %r11
+	movq cutap_front_hot+61216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53585,7 +53585,7 @@ nvJitLinkGetErrorLog:
 	.p2align 4
 nvJitLinkGetErrorLogSize:
 	.cfi_startproc
-	movq cutap_front_hot+30616(%rip), %r11
+	movq cutap_front_hot+61232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53599,7 +53599,7 @@ nvJitLinkGetErrorLogSize:
 	.p2align 4
 nvJitLinkGetInfoLog:
 	.cfi_startproc
-	movq cutap_front_hot+30624(%rip), %r11
+	movq cutap_front_hot+61248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53613,7 +53613,7 @@ nvJitLinkGetInfoLog:
 	.p2align 4
 nvJitLinkGetInfoLogSize:
 	.cfi_startproc
-	movq cutap_front_hot+30632(%rip), %r11
+	movq cutap_front_hot+61264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53627,7 +53627,7 @@ nvJitLinkGetInfoLogSize:
 	.p2align 4
 nvJitLinkGetLinkedCubin:
 	.cfi_startproc
-	movq cutap_front_hot+30640(%rip), %r11
+	movq cutap_front_hot+61280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53641,7 +53641,7 @@ nvJitLinkGetLinkedCubin:
 	.p2align 4
 nvJitLinkGetLinkedCubinSize:
 	.cfi_startproc
-	movq cutap_front_hot+30648(%rip), %r11
+	movq cutap_front_hot+61296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53655,7 +53655,7 @@ nvJitLinkGetLinkedCubinSize:
 	.p2align 4
 nvJitLinkGetLinkedPtx:
 	.cfi_startproc
-	movq cutap_front_hot+30656(%rip), %r11
+	movq cutap_front_hot+61312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53669,7 +53669,7 @@ nvJitLinkGetLinkedPtx:
 	.p2align 4
 nvJitLinkGetLinkedPtxSize:
 	.cfi_startproc
-	movq cutap_front_hot+30664(%rip), %r11
+	movq cutap_front_hot+61328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53683,7 +53683,7 @@ nvJitLinkGetLinkedPtxSize:
 	.p2align 4
 nvJitLinkVersion:
 	.cfi_startproc
-	movq cutap_front_hot+30672(%rip), %r11
+	movq cutap_front_hot+61344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53697,7 +53697,7 @@ nvJitLinkVersion:
 	.p2align 4
 nvmlComputeInstanceDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+31480(%rip), %r11
+	movq cutap_front_hot+62960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53711,7 +53711,7 @@ nvmlComputeInstanceDestroy:
 	.p2align 4
 nvmlComputeInstanceGetInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31488(%rip), %r11
+	movq cutap_front_hot+62976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53725,7 +53725,7 @@ nvmlComputeInstanceGetInfo:
 	.p2align 4
 nvmlComputeInstanceGetInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+31496(%rip), %r11
+	movq cutap_front_hot+62992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53739,7 +53739,7 @@ nvmlComputeInstanceGetInfo_v2:
 	.p2align 4
 nvmlDeviceClearAccountingPids:
 	.cfi_startproc
-	movq cutap_front_hot+31504(%rip), %r11
+	movq cutap_front_hot+63008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53753,7 +53753,7 @@ nvmlDeviceClearAccountingPids:
 	.p2align 4
 nvmlDeviceClearCpuAffinity:
 	.cfi_startproc
-	movq cutap_front_hot+31512(%rip), %r11
+	movq cutap_front_hot+63024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53767,7 +53767,7 @@ nvmlDeviceClearCpuAffinity:
 	.p2align 4
 nvmlDeviceClearEccErrorCounts:
 	.cfi_startproc
-	movq cutap_front_hot+31520(%rip), %r11
+	movq cutap_front_hot+63040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53781,7 +53781,7 @@ nvmlDeviceClearEccErrorCounts:
 	.p2align 4
 nvmlDeviceClearFieldValues:
 	.cfi_startproc
-	movq cutap_front_hot+31528(%rip), %r11
+	movq cutap_front_hot+63056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53795,7 +53795,7 @@ nvmlDeviceClearFieldValues:
 	.p2align 4
 nvmlDeviceCreateGpuInstance:
 	.cfi_startproc
-	movq cutap_front_hot+31536(%rip), %r11
+	movq cutap_front_hot+63072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53809,7 +53809,7 @@ nvmlDeviceCreateGpuInstance:
 	.p2align 4
 nvmlDeviceCreateGpuInstanceWithPlacement:
 	.cfi_startproc
-	movq cutap_front_hot+31544(%rip), %r11
+	movq cutap_front_hot+63088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53823,7 +53823,7 @@ nvmlDeviceCreateGpuInstanceWithPlacement:
 	.p2align 4
 nvmlDeviceDiscoverGpus:
 	.cfi_startproc
-	movq cutap_front_hot+31552(%rip), %r11
+	movq cutap_front_hot+63104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53837,7 +53837,7 @@ nvmlDeviceDiscoverGpus:
 	.p2align 4
 nvmlDeviceFreezeNvLinkUtilizationCounter:
 	.cfi_startproc
-	movq cutap_front_hot+31560(%rip), %r11
+	movq cutap_front_hot+63120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53851,7 +53851,7 @@ nvmlDeviceFreezeNvLinkUtilizationCounter:
 	.p2align 4
 nvmlDeviceGetAPIRestriction:
 	.cfi_startproc
-	movq cutap_front_hot+31568(%rip), %r11
+	movq cutap_front_hot+63136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53865,7 +53865,7 @@ nvmlDeviceGetAPIRestriction:
 	.p2align 4
 nvmlDeviceGetAccountingBufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+31576(%rip), %r11
+	movq cutap_front_hot+63152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53879,7 +53879,7 @@ nvmlDeviceGetAccountingBufferSize:
 	.p2align 4
 nvmlDeviceGetAccountingMode:
 	.cfi_startproc
-	movq cutap_front_hot+31584(%rip), %r11
+	movq cutap_front_hot+63168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53893,7 +53893,7 @@ nvmlDeviceGetAccountingMode:
 	.p2align 4
 nvmlDeviceGetAccountingPids:
 	.cfi_startproc
-	movq cutap_front_hot+31592(%rip), %r11
+	movq cutap_front_hot+63184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53907,7 +53907,7 @@ nvmlDeviceGetAccountingPids:
 	.p2align 4
 nvmlDeviceGetAccountingStats:
 	.cfi_startproc
-	movq cutap_front_hot+31600(%rip), %r11
+	movq cutap_front_hot+63200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53921,7 +53921,7 @@ nvmlDeviceGetAccountingStats:
 	.p2align 4
 nvmlDeviceGetActiveVgpus:
 	.cfi_startproc
-	movq cutap_front_hot+31608(%rip), %r11
+	movq cutap_front_hot+63216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53935,7 +53935,7 @@ nvmlDeviceGetActiveVgpus:
 	.p2align 4
 nvmlDeviceGetAdaptiveClockInfoStatus:
 	.cfi_startproc
-	movq cutap_front_hot+31616(%rip), %r11
+	movq cutap_front_hot+63232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53949,7 +53949,7 @@ nvmlDeviceGetAdaptiveClockInfoStatus:
 	.p2align 4
 nvmlDeviceGetAddressingMode:
 	.cfi_startproc
-	movq cutap_front_hot+31624(%rip), %r11
+	movq cutap_front_hot+63248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53963,7 +53963,7 @@ nvmlDeviceGetAddressingMode:
 	.p2align 4
 nvmlDeviceGetApplicationsClock:
 	.cfi_startproc
-	movq cutap_front_hot+31632(%rip), %r11
+	movq cutap_front_hot+63264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53977,7 +53977,7 @@ nvmlDeviceGetApplicationsClock:
 	.p2align 4
 nvmlDeviceGetArchitecture:
 	.cfi_startproc
-	movq cutap_front_hot+31640(%rip), %r11
+	movq cutap_front_hot+63280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -53991,7 +53991,7 @@ nvmlDeviceGetArchitecture:
 	.p2align 4
 nvmlDeviceGetAttributes:
 	.cfi_startproc
-	movq cutap_front_hot+31648(%rip), %r11
+	movq cutap_front_hot+63296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54005,7 +54005,7 @@ nvmlDeviceGetAttributes:
 	.p2align 4
 nvmlDeviceGetAttributes_v2:
 	.cfi_startproc
-	movq cutap_front_hot+31656(%rip), %r11
+	movq cutap_front_hot+63312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54019,7 +54019,7 @@ nvmlDeviceGetAttributes_v2:
 	.p2align 4
 nvmlDeviceGetAutoBoostedClocksEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+31664(%rip), %r11
+	movq cutap_front_hot+63328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54033,7 +54033,7 @@ nvmlDeviceGetAutoBoostedClocksEnabled:
 	.p2align 4
 nvmlDeviceGetBAR1MemoryInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31672(%rip), %r11
+	movq cutap_front_hot+63344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54047,7 +54047,7 @@ nvmlDeviceGetBAR1MemoryInfo:
 	.p2align 4
 nvmlDeviceGetBoardId:
 	.cfi_startproc
-	movq cutap_front_hot+31680(%rip), %r11
+	movq cutap_front_hot+63360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54061,7 +54061,7 @@ nvmlDeviceGetBoardId:
 	.p2align 4
 nvmlDeviceGetBoardPartNumber:
 	.cfi_startproc
-	movq cutap_front_hot+31688(%rip), %r11
+	movq cutap_front_hot+63376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54075,7 +54075,7 @@ nvmlDeviceGetBoardPartNumber:
 	.p2align 4
 nvmlDeviceGetBrand:
 	.cfi_startproc
-	movq cutap_front_hot+31696(%rip), %r11
+	movq cutap_front_hot+63392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54089,7 +54089,7 @@ nvmlDeviceGetBrand:
 	.p2align 4
 nvmlDeviceGetBridgeChipInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31704(%rip), %r11
+	movq cutap_front_hot+63408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54103,7 +54103,7 @@ nvmlDeviceGetBridgeChipInfo:
 	.p2align 4
 nvmlDeviceGetBusType:
 	.cfi_startproc
-	movq cutap_front_hot+31712(%rip), %r11
+	movq cutap_front_hot+63424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54117,7 +54117,7 @@ nvmlDeviceGetBusType:
 	.p2align 4
 nvmlDeviceGetC2cModeInfoV:
 	.cfi_startproc
-	movq cutap_front_hot+31720(%rip), %r11
+	movq cutap_front_hot+63440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54131,7 +54131,7 @@ nvmlDeviceGetC2cModeInfoV:
 	.p2align 4
 nvmlDeviceGetCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+31728(%rip), %r11
+	movq cutap_front_hot+63456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54145,7 +54145,7 @@ nvmlDeviceGetCapabilities:
 	.p2align 4
 nvmlDeviceGetClkMonStatus:
 	.cfi_startproc
-	movq cutap_front_hot+31736(%rip), %r11
+	movq cutap_front_hot+63472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54159,7 +54159,7 @@ nvmlDeviceGetClkMonStatus:
 	.p2align 4
 nvmlDeviceGetClock:
 	.cfi_startproc
-	movq cutap_front_hot+31744(%rip), %r11
+	movq cutap_front_hot+63488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54173,7 +54173,7 @@ nvmlDeviceGetClock:
 	.p2align 4
 nvmlDeviceGetClockInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31752(%rip), %r11
+	movq cutap_front_hot+63504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54187,7 +54187,7 @@ nvmlDeviceGetClockInfo:
 	.p2align 4
 nvmlDeviceGetClockOffsets:
 	.cfi_startproc
-	movq cutap_front_hot+31760(%rip), %r11
+	movq cutap_front_hot+63520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54201,7 +54201,7 @@ nvmlDeviceGetClockOffsets:
 	.p2align 4
 nvmlDeviceGetComputeInstanceId:
 	.cfi_startproc
-	movq cutap_front_hot+31768(%rip), %r11
+	movq cutap_front_hot+63536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54215,7 +54215,7 @@ nvmlDeviceGetComputeInstanceId:
 	.p2align 4
 nvmlDeviceGetComputeMode:
 	.cfi_startproc
-	movq cutap_front_hot+31776(%rip), %r11
+	movq cutap_front_hot+63552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54229,7 +54229,7 @@ nvmlDeviceGetComputeMode:
 	.p2align 4
 nvmlDeviceGetComputeRunningProcesses:
 	.cfi_startproc
-	movq cutap_front_hot+31784(%rip), %r11
+	movq cutap_front_hot+63568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54243,7 +54243,7 @@ nvmlDeviceGetComputeRunningProcesses:
 	.p2align 4
 nvmlDeviceGetComputeRunningProcesses_v2:
 	.cfi_startproc
-	movq cutap_front_hot+31792(%rip), %r11
+	movq cutap_front_hot+63584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54257,7 +54257,7 @@ nvmlDeviceGetComputeRunningProcesses_v2:
 	.p2align 4
 nvmlDeviceGetComputeRunningProcesses_v3:
 	.cfi_startproc
-	movq cutap_front_hot+31800(%rip), %r11
+	movq cutap_front_hot+63600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54271,7 +54271,7 @@ nvmlDeviceGetComputeRunningProcesses_v3:
 	.p2align 4
 nvmlDeviceGetConfComputeGpuAttestationReport:
 	.cfi_startproc
-	movq cutap_front_hot+31808(%rip), %r11
+	movq cutap_front_hot+63616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54285,7 +54285,7 @@ nvmlDeviceGetConfComputeGpuAttestationReport:
 	.p2align 4
 nvmlDeviceGetConfComputeGpuCertificate:
 	.cfi_startproc
-	movq cutap_front_hot+31816(%rip), %r11
+	movq cutap_front_hot+63632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54299,7 +54299,7 @@ nvmlDeviceGetConfComputeGpuCertificate:
 	.p2align 4
 nvmlDeviceGetConfComputeMemSizeInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31824(%rip), %r11
+	movq cutap_front_hot+63648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54313,7 +54313,7 @@ nvmlDeviceGetConfComputeMemSizeInfo:
 	.p2align 4
 nvmlDeviceGetConfComputeProtectedMemoryUsage:
 	.cfi_startproc
-	movq cutap_front_hot+31832(%rip), %r11
+	movq cutap_front_hot+63664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54327,7 +54327,7 @@ nvmlDeviceGetConfComputeProtectedMemoryUsage:
 	.p2align 4
 nvmlDeviceGetCoolerInfo:
 	.cfi_startproc
-	movq cutap_front_hot+31840(%rip), %r11
+	movq cutap_front_hot+63680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54341,7 +54341,7 @@ nvmlDeviceGetCoolerInfo:
 	.p2align 4
 nvmlDeviceGetCount:
 	.cfi_startproc
-	movq cutap_front_hot+31848(%rip), %r11
+	movq cutap_front_hot+63696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54355,7 +54355,7 @@ nvmlDeviceGetCount:
 	.p2align 4
 nvmlDeviceGetCount_v2:
 	.cfi_startproc
-	movq cutap_front_hot+31856(%rip), %r11
+	movq cutap_front_hot+63712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54369,7 +54369,7 @@ nvmlDeviceGetCount_v2:
 	.p2align 4
 nvmlDeviceGetCpuAffinity:
 	.cfi_startproc
-	movq cutap_front_hot+31864(%rip), %r11
+	movq cutap_front_hot+63728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54383,7 +54383,7 @@ nvmlDeviceGetCpuAffinity:
 	.p2align 4
 nvmlDeviceGetCpuAffinityWithinScope:
 	.cfi_startproc
-	movq cutap_front_hot+31872(%rip), %r11
+	movq cutap_front_hot+63744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54397,7 +54397,7 @@ nvmlDeviceGetCpuAffinityWithinScope:
 	.p2align 4
 nvmlDeviceGetCreatableVgpus:
 	.cfi_startproc
-	movq cutap_front_hot+31880(%rip), %r11
+	movq cutap_front_hot+63760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54411,7 +54411,7 @@ nvmlDeviceGetCreatableVgpus:
 	.p2align 4
 nvmlDeviceGetCudaComputeCapability:
 	.cfi_startproc
-	movq cutap_front_hot+31888(%rip), %r11
+	movq cutap_front_hot+63776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54425,7 +54425,7 @@ nvmlDeviceGetCudaComputeCapability:
 	.p2align 4
 nvmlDeviceGetCurrPcieLinkGeneration:
 	.cfi_startproc
-	movq cutap_front_hot+31896(%rip), %r11
+	movq cutap_front_hot+63792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54439,7 +54439,7 @@ nvmlDeviceGetCurrPcieLinkGeneration:
 	.p2align 4
 nvmlDeviceGetCurrPcieLinkWidth:
 	.cfi_startproc
-	movq cutap_front_hot+31904(%rip), %r11
+	movq cutap_front_hot+63808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54453,7 +54453,7 @@ nvmlDeviceGetCurrPcieLinkWidth:
 	.p2align 4
 nvmlDeviceGetCurrentClockFreqs:
 	.cfi_startproc
-	movq cutap_front_hot+31912(%rip), %r11
+	movq cutap_front_hot+63824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54467,7 +54467,7 @@ nvmlDeviceGetCurrentClockFreqs:
 	.p2align 4
 nvmlDeviceGetCurrentClocksEventReasons:
 	.cfi_startproc
-	movq cutap_front_hot+31920(%rip), %r11
+	movq cutap_front_hot+63840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54481,7 +54481,7 @@ nvmlDeviceGetCurrentClocksEventReasons:
 	.p2align 4
 nvmlDeviceGetCurrentClocksThrottleReasons:
 	.cfi_startproc
-	movq cutap_front_hot+31928(%rip), %r11
+	movq cutap_front_hot+63856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54495,7 +54495,7 @@ nvmlDeviceGetCurrentClocksThrottleReasons:
 	.p2align 4
 nvmlDeviceGetDecoderUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+31936(%rip), %r11
+	movq cutap_front_hot+63872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54509,7 +54509,7 @@ nvmlDeviceGetDecoderUtilization:
 	.p2align 4
 nvmlDeviceGetDefaultApplicationsClock:
 	.cfi_startproc
-	movq cutap_front_hot+31944(%rip), %r11
+	movq cutap_front_hot+63888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54523,7 +54523,7 @@ nvmlDeviceGetDefaultApplicationsClock:
 	.p2align 4
 nvmlDeviceGetDefaultEccMode:
 	.cfi_startproc
-	movq cutap_front_hot+31952(%rip), %r11
+	movq cutap_front_hot+63904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54537,7 +54537,7 @@ nvmlDeviceGetDefaultEccMode:
 	.p2align 4
 nvmlDeviceGetDetailedEccErrors:
 	.cfi_startproc
-	movq cutap_front_hot+31960(%rip), %r11
+	movq cutap_front_hot+63920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54551,7 +54551,7 @@ nvmlDeviceGetDetailedEccErrors:
 	.p2align 4
 nvmlDeviceGetDeviceHandleFromMigDeviceHandle:
 	.cfi_startproc
-	movq cutap_front_hot+31968(%rip), %r11
+	movq cutap_front_hot+63936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54565,7 +54565,7 @@ nvmlDeviceGetDeviceHandleFromMigDeviceHandle:
 	.p2align 4
 nvmlDeviceGetDisplayActive:
 	.cfi_startproc
-	movq cutap_front_hot+31976(%rip), %r11
+	movq cutap_front_hot+63952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54579,7 +54579,7 @@ nvmlDeviceGetDisplayActive:
 	.p2align 4
 nvmlDeviceGetDisplayMode:
 	.cfi_startproc
-	movq cutap_front_hot+31984(%rip), %r11
+	movq cutap_front_hot+63968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54593,7 +54593,7 @@ nvmlDeviceGetDisplayMode:
 	.p2align 4
 nvmlDeviceGetDramEncryptionMode:
 	.cfi_startproc
-	movq cutap_front_hot+31992(%rip), %r11
+	movq cutap_front_hot+63984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54607,7 +54607,7 @@ nvmlDeviceGetDramEncryptionMode:
 	.p2align 4
 nvmlDeviceGetDriverModel:
 	.cfi_startproc
-	movq cutap_front_hot+32000(%rip), %r11
+	movq cutap_front_hot+64000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54621,7 +54621,7 @@ nvmlDeviceGetDriverModel:
 	.p2align 4
 nvmlDeviceGetDriverModel_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32008(%rip), %r11
+	movq cutap_front_hot+64016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54635,7 +54635,7 @@ nvmlDeviceGetDriverModel_v2:
 	.p2align 4
 nvmlDeviceGetDynamicPstatesInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32016(%rip), %r11
+	movq cutap_front_hot+64032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54649,7 +54649,7 @@ nvmlDeviceGetDynamicPstatesInfo:
 	.p2align 4
 nvmlDeviceGetEccMode:
 	.cfi_startproc
-	movq cutap_front_hot+32024(%rip), %r11
+	movq cutap_front_hot+64048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54663,7 +54663,7 @@ nvmlDeviceGetEccMode:
 	.p2align 4
 nvmlDeviceGetEncoderCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+32032(%rip), %r11
+	movq cutap_front_hot+64064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54677,7 +54677,7 @@ nvmlDeviceGetEncoderCapacity:
 	.p2align 4
 nvmlDeviceGetEncoderSessions:
 	.cfi_startproc
-	movq cutap_front_hot+32040(%rip), %r11
+	movq cutap_front_hot+64080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54691,7 +54691,7 @@ nvmlDeviceGetEncoderSessions:
 	.p2align 4
 nvmlDeviceGetEncoderStats:
 	.cfi_startproc
-	movq cutap_front_hot+32048(%rip), %r11
+	movq cutap_front_hot+64096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54705,7 +54705,7 @@ nvmlDeviceGetEncoderStats:
 	.p2align 4
 nvmlDeviceGetEncoderUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+32056(%rip), %r11
+	movq cutap_front_hot+64112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54719,7 +54719,7 @@ nvmlDeviceGetEncoderUtilization:
 	.p2align 4
 nvmlDeviceGetEnforcedPowerLimit:
 	.cfi_startproc
-	movq cutap_front_hot+32064(%rip), %r11
+	movq cutap_front_hot+64128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54733,7 +54733,7 @@ nvmlDeviceGetEnforcedPowerLimit:
 	.p2align 4
 nvmlDeviceGetFBCSessions:
 	.cfi_startproc
-	movq cutap_front_hot+32072(%rip), %r11
+	movq cutap_front_hot+64144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54747,7 +54747,7 @@ nvmlDeviceGetFBCSessions:
 	.p2align 4
 nvmlDeviceGetFBCStats:
 	.cfi_startproc
-	movq cutap_front_hot+32080(%rip), %r11
+	movq cutap_front_hot+64160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54761,7 +54761,7 @@ nvmlDeviceGetFBCStats:
 	.p2align 4
 nvmlDeviceGetFanControlPolicy_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32088(%rip), %r11
+	movq cutap_front_hot+64176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54775,7 +54775,7 @@ nvmlDeviceGetFanControlPolicy_v2:
 	.p2align 4
 nvmlDeviceGetFanSpeed:
 	.cfi_startproc
-	movq cutap_front_hot+32096(%rip), %r11
+	movq cutap_front_hot+64192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54789,7 +54789,7 @@ nvmlDeviceGetFanSpeed:
 	.p2align 4
 nvmlDeviceGetFanSpeedRPM:
 	.cfi_startproc
-	movq cutap_front_hot+32104(%rip), %r11
+	movq cutap_front_hot+64208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54803,7 +54803,7 @@ nvmlDeviceGetFanSpeedRPM:
 	.p2align 4
 nvmlDeviceGetFanSpeed_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32112(%rip), %r11
+	movq cutap_front_hot+64224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54817,7 +54817,7 @@ nvmlDeviceGetFanSpeed_v2:
 	.p2align 4
 nvmlDeviceGetFieldValues:
 	.cfi_startproc
-	movq cutap_front_hot+32120(%rip), %r11
+	movq cutap_front_hot+64240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54831,7 +54831,7 @@ nvmlDeviceGetFieldValues:
 	.p2align 4
 nvmlDeviceGetGpcClkMinMaxVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+32128(%rip), %r11
+	movq cutap_front_hot+64256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54845,7 +54845,7 @@ nvmlDeviceGetGpcClkMinMaxVfOffset:
 	.p2align 4
 nvmlDeviceGetGpcClkVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+32136(%rip), %r11
+	movq cutap_front_hot+64272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54859,7 +54859,7 @@ nvmlDeviceGetGpcClkVfOffset:
 	.p2align 4
 nvmlDeviceGetGpuFabricInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32144(%rip), %r11
+	movq cutap_front_hot+64288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54873,7 +54873,7 @@ nvmlDeviceGetGpuFabricInfo:
 	.p2align 4
 nvmlDeviceGetGpuFabricInfoV:
 	.cfi_startproc
-	movq cutap_front_hot+32152(%rip), %r11
+	movq cutap_front_hot+64304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54887,7 +54887,7 @@ nvmlDeviceGetGpuFabricInfoV:
 	.p2align 4
 nvmlDeviceGetGpuInstanceById:
 	.cfi_startproc
-	movq cutap_front_hot+32160(%rip), %r11
+	movq cutap_front_hot+64320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54901,7 +54901,7 @@ nvmlDeviceGetGpuInstanceById:
 	.p2align 4
 nvmlDeviceGetGpuInstanceId:
 	.cfi_startproc
-	movq cutap_front_hot+32168(%rip), %r11
+	movq cutap_front_hot+64336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54915,7 +54915,7 @@ nvmlDeviceGetGpuInstanceId:
 	.p2align 4
 nvmlDeviceGetGpuInstancePossiblePlacements:
 	.cfi_startproc
-	movq cutap_front_hot+32176(%rip), %r11
+	movq cutap_front_hot+64352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54929,7 +54929,7 @@ nvmlDeviceGetGpuInstancePossiblePlacements:
 	.p2align 4
 nvmlDeviceGetGpuInstancePossiblePlacements_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32184(%rip), %r11
+	movq cutap_front_hot+64368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54943,7 +54943,7 @@ nvmlDeviceGetGpuInstancePossiblePlacements_v2:
 	.p2align 4
 nvmlDeviceGetGpuInstanceProfileInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32192(%rip), %r11
+	movq cutap_front_hot+64384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54957,7 +54957,7 @@ nvmlDeviceGetGpuInstanceProfileInfo:
 	.p2align 4
 nvmlDeviceGetGpuInstanceProfileInfoByIdV:
 	.cfi_startproc
-	movq cutap_front_hot+32200(%rip), %r11
+	movq cutap_front_hot+64400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54971,7 +54971,7 @@ nvmlDeviceGetGpuInstanceProfileInfoByIdV:
 	.p2align 4
 nvmlDeviceGetGpuInstanceProfileInfoV:
 	.cfi_startproc
-	movq cutap_front_hot+32208(%rip), %r11
+	movq cutap_front_hot+64416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54985,7 +54985,7 @@ nvmlDeviceGetGpuInstanceProfileInfoV:
 	.p2align 4
 nvmlDeviceGetGpuInstanceRemainingCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+32216(%rip), %r11
+	movq cutap_front_hot+64432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -54999,7 +54999,7 @@ nvmlDeviceGetGpuInstanceRemainingCapacity:
 	.p2align 4
 nvmlDeviceGetGpuInstances:
 	.cfi_startproc
-	movq cutap_front_hot+32224(%rip), %r11
+	movq cutap_front_hot+64448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55013,7 +55013,7 @@ nvmlDeviceGetGpuInstances:
 	.p2align 4
 nvmlDeviceGetGpuMaxPcieLinkGeneration:
 	.cfi_startproc
-	movq cutap_front_hot+32232(%rip), %r11
+	movq cutap_front_hot+64464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55027,7 +55027,7 @@ nvmlDeviceGetGpuMaxPcieLinkGeneration:
 	.p2align 4
 nvmlDeviceGetGpuOperationMode:
 	.cfi_startproc
-	movq cutap_front_hot+32240(%rip), %r11
+	movq cutap_front_hot+64480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55041,7 +55041,7 @@ nvmlDeviceGetGpuOperationMode:
 	.p2align 4
 nvmlDeviceGetGraphicsRunningProcesses:
 	.cfi_startproc
-	movq cutap_front_hot+32248(%rip), %r11
+	movq cutap_front_hot+64496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55055,7 +55055,7 @@ nvmlDeviceGetGraphicsRunningProcesses:
 	.p2align 4
 nvmlDeviceGetGraphicsRunningProcesses_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32256(%rip), %r11
+	movq cutap_front_hot+64512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55069,7 +55069,7 @@ nvmlDeviceGetGraphicsRunningProcesses_v2:
 	.p2align 4
 nvmlDeviceGetGraphicsRunningProcesses_v3:
 	.cfi_startproc
-	movq cutap_front_hot+32264(%rip), %r11
+	movq cutap_front_hot+64528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55083,7 +55083,7 @@ nvmlDeviceGetGraphicsRunningProcesses_v3:
 	.p2align 4
 nvmlDeviceGetGridLicensableFeatures:
 	.cfi_startproc
-	movq cutap_front_hot+32272(%rip), %r11
+	movq cutap_front_hot+64544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55097,7 +55097,7 @@ nvmlDeviceGetGridLicensableFeatures:
 	.p2align 4
 nvmlDeviceGetGridLicensableFeatures_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32280(%rip), %r11
+	movq cutap_front_hot+64560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55111,7 +55111,7 @@ nvmlDeviceGetGridLicensableFeatures_v2:
 	.p2align 4
 nvmlDeviceGetGridLicensableFeatures_v3:
 	.cfi_startproc
-	movq cutap_front_hot+32288(%rip), %r11
+	movq cutap_front_hot+64576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55125,7 +55125,7 @@ nvmlDeviceGetGridLicensableFeatures_v3:
 	.p2align 4
 nvmlDeviceGetGridLicensableFeatures_v4:
 	.cfi_startproc
-	movq cutap_front_hot+32296(%rip), %r11
+	movq cutap_front_hot+64592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55139,7 +55139,7 @@ nvmlDeviceGetGridLicensableFeatures_v4:
 	.p2align 4
 nvmlDeviceGetGspFirmwareMode:
 	.cfi_startproc
-	movq cutap_front_hot+32304(%rip), %r11
+	movq cutap_front_hot+64608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55153,7 +55153,7 @@ nvmlDeviceGetGspFirmwareMode:
 	.p2align 4
 nvmlDeviceGetGspFirmwareVersion:
 	.cfi_startproc
-	movq cutap_front_hot+32312(%rip), %r11
+	movq cutap_front_hot+64624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55167,7 +55167,7 @@ nvmlDeviceGetGspFirmwareVersion:
 	.p2align 4
 nvmlDeviceGetHandleByIndex:
 	.cfi_startproc
-	movq cutap_front_hot+32320(%rip), %r11
+	movq cutap_front_hot+64640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55181,7 +55181,7 @@ nvmlDeviceGetHandleByIndex:
 	.p2align 4
 nvmlDeviceGetHandleByIndex_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32328(%rip), %r11
+	movq cutap_front_hot+64656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55195,7 +55195,7 @@ nvmlDeviceGetHandleByIndex_v2:
 	.p2align 4
 nvmlDeviceGetHandleByPciBusId:
 	.cfi_startproc
-	movq cutap_front_hot+32336(%rip), %r11
+	movq cutap_front_hot+64672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55209,7 +55209,7 @@ nvmlDeviceGetHandleByPciBusId:
 	.p2align 4
 nvmlDeviceGetHandleByPciBusId_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32344(%rip), %r11
+	movq cutap_front_hot+64688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55223,7 +55223,7 @@ nvmlDeviceGetHandleByPciBusId_v2:
 	.p2align 4
 nvmlDeviceGetHandleBySerial:
 	.cfi_startproc
-	movq cutap_front_hot+32352(%rip), %r11
+	movq cutap_front_hot+64704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55237,7 +55237,7 @@ nvmlDeviceGetHandleBySerial:
 	.p2align 4
 nvmlDeviceGetHandleByUUID:
 	.cfi_startproc
-	movq cutap_front_hot+32360(%rip), %r11
+	movq cutap_front_hot+64720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55251,7 +55251,7 @@ nvmlDeviceGetHandleByUUID:
 	.p2align 4
 nvmlDeviceGetHandleByUUIDV:
 	.cfi_startproc
-	movq cutap_front_hot+32368(%rip), %r11
+	movq cutap_front_hot+64736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55265,7 +55265,7 @@ nvmlDeviceGetHandleByUUIDV:
 	.p2align 4
 nvmlDeviceGetHostVgpuMode:
 	.cfi_startproc
-	movq cutap_front_hot+32376(%rip), %r11
+	movq cutap_front_hot+64752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55279,7 +55279,7 @@ nvmlDeviceGetHostVgpuMode:
 	.p2align 4
 nvmlDeviceGetHostname_v1:
 	.cfi_startproc
-	movq cutap_front_hot+32384(%rip), %r11
+	movq cutap_front_hot+64768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55293,7 +55293,7 @@ nvmlDeviceGetHostname_v1:
 	.p2align 4
 nvmlDeviceGetIndex:
 	.cfi_startproc
-	movq cutap_front_hot+32392(%rip), %r11
+	movq cutap_front_hot+64784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55307,7 +55307,7 @@ nvmlDeviceGetIndex:
 	.p2align 4
 nvmlDeviceGetInforomConfigurationChecksum:
 	.cfi_startproc
-	movq cutap_front_hot+32400(%rip), %r11
+	movq cutap_front_hot+64800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55321,7 +55321,7 @@ nvmlDeviceGetInforomConfigurationChecksum:
 	.p2align 4
 nvmlDeviceGetInforomImageVersion:
 	.cfi_startproc
-	movq cutap_front_hot+32408(%rip), %r11
+	movq cutap_front_hot+64816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55335,7 +55335,7 @@ nvmlDeviceGetInforomImageVersion:
 	.p2align 4
 nvmlDeviceGetInforomVersion:
 	.cfi_startproc
-	movq cutap_front_hot+32416(%rip), %r11
+	movq cutap_front_hot+64832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55349,7 +55349,7 @@ nvmlDeviceGetInforomVersion:
 	.p2align 4
 nvmlDeviceGetIrqNum:
 	.cfi_startproc
-	movq cutap_front_hot+32424(%rip), %r11
+	movq cutap_front_hot+64848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55363,7 +55363,7 @@ nvmlDeviceGetIrqNum:
 	.p2align 4
 nvmlDeviceGetJpgUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+32432(%rip), %r11
+	movq cutap_front_hot+64864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55377,7 +55377,7 @@ nvmlDeviceGetJpgUtilization:
 	.p2align 4
 nvmlDeviceGetLastBBXFlushTime:
 	.cfi_startproc
-	movq cutap_front_hot+32440(%rip), %r11
+	movq cutap_front_hot+64880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55391,7 +55391,7 @@ nvmlDeviceGetLastBBXFlushTime:
 	.p2align 4
 nvmlDeviceGetMPSComputeRunningProcesses:
 	.cfi_startproc
-	movq cutap_front_hot+32448(%rip), %r11
+	movq cutap_front_hot+64896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55405,7 +55405,7 @@ nvmlDeviceGetMPSComputeRunningProcesses:
 	.p2align 4
 nvmlDeviceGetMPSComputeRunningProcesses_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32456(%rip), %r11
+	movq cutap_front_hot+64912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55419,7 +55419,7 @@ nvmlDeviceGetMPSComputeRunningProcesses_v2:
 	.p2align 4
 nvmlDeviceGetMPSComputeRunningProcesses_v3:
 	.cfi_startproc
-	movq cutap_front_hot+32464(%rip), %r11
+	movq cutap_front_hot+64928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55433,7 +55433,7 @@ nvmlDeviceGetMPSComputeRunningProcesses_v3:
 	.p2align 4
 nvmlDeviceGetMarginTemperature:
 	.cfi_startproc
-	movq cutap_front_hot+32472(%rip), %r11
+	movq cutap_front_hot+64944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55447,7 +55447,7 @@ nvmlDeviceGetMarginTemperature:
 	.p2align 4
 nvmlDeviceGetMaxClockInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32480(%rip), %r11
+	movq cutap_front_hot+64960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55461,7 +55461,7 @@ nvmlDeviceGetMaxClockInfo:
 	.p2align 4
 nvmlDeviceGetMaxCustomerBoostClock:
 	.cfi_startproc
-	movq cutap_front_hot+32488(%rip), %r11
+	movq cutap_front_hot+64976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55475,7 +55475,7 @@ nvmlDeviceGetMaxCustomerBoostClock:
 	.p2align 4
 nvmlDeviceGetMaxMigDeviceCount:
 	.cfi_startproc
-	movq cutap_front_hot+32496(%rip), %r11
+	movq cutap_front_hot+64992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55489,7 +55489,7 @@ nvmlDeviceGetMaxMigDeviceCount:
 	.p2align 4
 nvmlDeviceGetMaxPcieLinkGeneration:
 	.cfi_startproc
-	movq cutap_front_hot+32504(%rip), %r11
+	movq cutap_front_hot+65008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55503,7 +55503,7 @@ nvmlDeviceGetMaxPcieLinkGeneration:
 	.p2align 4
 nvmlDeviceGetMaxPcieLinkWidth:
 	.cfi_startproc
-	movq cutap_front_hot+32512(%rip), %r11
+	movq cutap_front_hot+65024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55517,7 +55517,7 @@ nvmlDeviceGetMaxPcieLinkWidth:
 	.p2align 4
 nvmlDeviceGetMemClkMinMaxVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+32520(%rip), %r11
+	movq cutap_front_hot+65040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55531,7 +55531,7 @@ nvmlDeviceGetMemClkMinMaxVfOffset:
 	.p2align 4
 nvmlDeviceGetMemClkVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+32528(%rip), %r11
+	movq cutap_front_hot+65056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55545,7 +55545,7 @@ nvmlDeviceGetMemClkVfOffset:
 	.p2align 4
 nvmlDeviceGetMemoryAffinity:
 	.cfi_startproc
-	movq cutap_front_hot+32536(%rip), %r11
+	movq cutap_front_hot+65072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55559,7 +55559,7 @@ nvmlDeviceGetMemoryAffinity:
 	.p2align 4
 nvmlDeviceGetMemoryBusWidth:
 	.cfi_startproc
-	movq cutap_front_hot+32544(%rip), %r11
+	movq cutap_front_hot+65088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55573,7 +55573,7 @@ nvmlDeviceGetMemoryBusWidth:
 	.p2align 4
 nvmlDeviceGetMemoryErrorCounter:
 	.cfi_startproc
-	movq cutap_front_hot+32552(%rip), %r11
+	movq cutap_front_hot+65104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55587,7 +55587,7 @@ nvmlDeviceGetMemoryErrorCounter:
 	.p2align 4
 nvmlDeviceGetMemoryInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32560(%rip), %r11
+	movq cutap_front_hot+65120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55601,7 +55601,7 @@ nvmlDeviceGetMemoryInfo:
 	.p2align 4
 nvmlDeviceGetMemoryInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32568(%rip), %r11
+	movq cutap_front_hot+65136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55615,7 +55615,7 @@ nvmlDeviceGetMemoryInfo_v2:
 	.p2align 4
 nvmlDeviceGetMigDeviceHandleByIndex:
 	.cfi_startproc
-	movq cutap_front_hot+32576(%rip), %r11
+	movq cutap_front_hot+65152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55629,7 +55629,7 @@ nvmlDeviceGetMigDeviceHandleByIndex:
 	.p2align 4
 nvmlDeviceGetMigMode:
 	.cfi_startproc
-	movq cutap_front_hot+32584(%rip), %r11
+	movq cutap_front_hot+65168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55643,7 +55643,7 @@ nvmlDeviceGetMigMode:
 	.p2align 4
 nvmlDeviceGetMinMaxClockOfPState:
 	.cfi_startproc
-	movq cutap_front_hot+32592(%rip), %r11
+	movq cutap_front_hot+65184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55657,7 +55657,7 @@ nvmlDeviceGetMinMaxClockOfPState:
 	.p2align 4
 nvmlDeviceGetMinMaxFanSpeed:
 	.cfi_startproc
-	movq cutap_front_hot+32600(%rip), %r11
+	movq cutap_front_hot+65200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55671,7 +55671,7 @@ nvmlDeviceGetMinMaxFanSpeed:
 	.p2align 4
 nvmlDeviceGetMinorNumber:
 	.cfi_startproc
-	movq cutap_front_hot+32608(%rip), %r11
+	movq cutap_front_hot+65216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55685,7 +55685,7 @@ nvmlDeviceGetMinorNumber:
 	.p2align 4
 nvmlDeviceGetModuleId:
 	.cfi_startproc
-	movq cutap_front_hot+32616(%rip), %r11
+	movq cutap_front_hot+65232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55699,7 +55699,7 @@ nvmlDeviceGetModuleId:
 	.p2align 4
 nvmlDeviceGetMultiGpuBoard:
 	.cfi_startproc
-	movq cutap_front_hot+32624(%rip), %r11
+	movq cutap_front_hot+65248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55713,7 +55713,7 @@ nvmlDeviceGetMultiGpuBoard:
 	.p2align 4
 nvmlDeviceGetName:
 	.cfi_startproc
-	movq cutap_front_hot+32632(%rip), %r11
+	movq cutap_front_hot+65264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55727,7 +55727,7 @@ nvmlDeviceGetName:
 	.p2align 4
 nvmlDeviceGetNumFans:
 	.cfi_startproc
-	movq cutap_front_hot+32640(%rip), %r11
+	movq cutap_front_hot+65280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55741,7 +55741,7 @@ nvmlDeviceGetNumFans:
 	.p2align 4
 nvmlDeviceGetNumGpuCores:
 	.cfi_startproc
-	movq cutap_front_hot+32648(%rip), %r11
+	movq cutap_front_hot+65296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55755,7 +55755,7 @@ nvmlDeviceGetNumGpuCores:
 	.p2align 4
 nvmlDeviceGetNumaNodeId:
 	.cfi_startproc
-	movq cutap_front_hot+32656(%rip), %r11
+	movq cutap_front_hot+65312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55769,7 +55769,7 @@ nvmlDeviceGetNumaNodeId:
 	.p2align 4
 nvmlDeviceGetNvLinkCapability:
 	.cfi_startproc
-	movq cutap_front_hot+32664(%rip), %r11
+	movq cutap_front_hot+65328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55783,7 +55783,7 @@ nvmlDeviceGetNvLinkCapability:
 	.p2align 4
 nvmlDeviceGetNvLinkErrorCounter:
 	.cfi_startproc
-	movq cutap_front_hot+32672(%rip), %r11
+	movq cutap_front_hot+65344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55797,7 +55797,7 @@ nvmlDeviceGetNvLinkErrorCounter:
 	.p2align 4
 nvmlDeviceGetNvLinkInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32680(%rip), %r11
+	movq cutap_front_hot+65360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55811,7 +55811,7 @@ nvmlDeviceGetNvLinkInfo:
 	.p2align 4
 nvmlDeviceGetNvLinkRemoteDeviceType:
 	.cfi_startproc
-	movq cutap_front_hot+32688(%rip), %r11
+	movq cutap_front_hot+65376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55825,7 +55825,7 @@ nvmlDeviceGetNvLinkRemoteDeviceType:
 	.p2align 4
 nvmlDeviceGetNvLinkRemotePciInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32696(%rip), %r11
+	movq cutap_front_hot+65392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55839,7 +55839,7 @@ nvmlDeviceGetNvLinkRemotePciInfo:
 	.p2align 4
 nvmlDeviceGetNvLinkRemotePciInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32704(%rip), %r11
+	movq cutap_front_hot+65408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55853,7 +55853,7 @@ nvmlDeviceGetNvLinkRemotePciInfo_v2:
 	.p2align 4
 nvmlDeviceGetNvLinkState:
 	.cfi_startproc
-	movq cutap_front_hot+32712(%rip), %r11
+	movq cutap_front_hot+65424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55867,7 +55867,7 @@ nvmlDeviceGetNvLinkState:
 	.p2align 4
 nvmlDeviceGetNvLinkUtilizationControl:
 	.cfi_startproc
-	movq cutap_front_hot+32720(%rip), %r11
+	movq cutap_front_hot+65440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55881,7 +55881,7 @@ nvmlDeviceGetNvLinkUtilizationControl:
 	.p2align 4
 nvmlDeviceGetNvLinkUtilizationCounter:
 	.cfi_startproc
-	movq cutap_front_hot+32728(%rip), %r11
+	movq cutap_front_hot+65456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55895,7 +55895,7 @@ nvmlDeviceGetNvLinkUtilizationCounter:
 	.p2align 4
 nvmlDeviceGetNvLinkVersion:
 	.cfi_startproc
-	movq cutap_front_hot+32736(%rip), %r11
+	movq cutap_front_hot+65472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55909,7 +55909,7 @@ nvmlDeviceGetNvLinkVersion:
 	.p2align 4
 nvmlDeviceGetNvlinkBwMode:
 	.cfi_startproc
-	movq cutap_front_hot+32744(%rip), %r11
+	movq cutap_front_hot+65488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55923,7 +55923,7 @@ nvmlDeviceGetNvlinkBwMode:
 	.p2align 4
 nvmlDeviceGetNvlinkSupportedBwModes:
 	.cfi_startproc
-	movq cutap_front_hot+32752(%rip), %r11
+	movq cutap_front_hot+65504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55937,7 +55937,7 @@ nvmlDeviceGetNvlinkSupportedBwModes:
 	.p2align 4
 nvmlDeviceGetOfaUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+32760(%rip), %r11
+	movq cutap_front_hot+65520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55951,7 +55951,7 @@ nvmlDeviceGetOfaUtilization:
 	.p2align 4
 nvmlDeviceGetP2PStatus:
 	.cfi_startproc
-	movq cutap_front_hot+32768(%rip), %r11
+	movq cutap_front_hot+65536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55965,7 +55965,7 @@ nvmlDeviceGetP2PStatus:
 	.p2align 4
 nvmlDeviceGetPciInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32776(%rip), %r11
+	movq cutap_front_hot+65552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55979,7 +55979,7 @@ nvmlDeviceGetPciInfo:
 	.p2align 4
 nvmlDeviceGetPciInfoExt:
 	.cfi_startproc
-	movq cutap_front_hot+32784(%rip), %r11
+	movq cutap_front_hot+65568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -55993,7 +55993,7 @@ nvmlDeviceGetPciInfoExt:
 	.p2align 4
 nvmlDeviceGetPciInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32792(%rip), %r11
+	movq cutap_front_hot+65584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56007,7 +56007,7 @@ nvmlDeviceGetPciInfo_v2:
 	.p2align 4
 nvmlDeviceGetPciInfo_v3:
 	.cfi_startproc
-	movq cutap_front_hot+32800(%rip), %r11
+	movq cutap_front_hot+65600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56021,7 +56021,7 @@ nvmlDeviceGetPciInfo_v3:
 	.p2align 4
 nvmlDeviceGetPcieLinkMaxSpeed:
 	.cfi_startproc
-	movq cutap_front_hot+32808(%rip), %r11
+	movq cutap_front_hot+65616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56035,7 +56035,7 @@ nvmlDeviceGetPcieLinkMaxSpeed:
 	.p2align 4
 nvmlDeviceGetPcieReplayCounter:
 	.cfi_startproc
-	movq cutap_front_hot+32816(%rip), %r11
+	movq cutap_front_hot+65632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56049,7 +56049,7 @@ nvmlDeviceGetPcieReplayCounter:
 	.p2align 4
 nvmlDeviceGetPcieSpeed:
 	.cfi_startproc
-	movq cutap_front_hot+32824(%rip), %r11
+	movq cutap_front_hot+65648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56063,7 +56063,7 @@ nvmlDeviceGetPcieSpeed:
 	.p2align 4
 nvmlDeviceGetPcieThroughput:
 	.cfi_startproc
-	movq cutap_front_hot+32832(%rip), %r11
+	movq cutap_front_hot+65664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56077,7 +56077,7 @@ nvmlDeviceGetPcieThroughput:
 	.p2align 4
 nvmlDeviceGetPdi:
 	.cfi_startproc
-	movq cutap_front_hot+32840(%rip), %r11
+	movq cutap_front_hot+65680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56091,7 +56091,7 @@ nvmlDeviceGetPdi:
 	.p2align 4
 nvmlDeviceGetPerformanceModes:
 	.cfi_startproc
-	movq cutap_front_hot+32848(%rip), %r11
+	movq cutap_front_hot+65696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56105,7 +56105,7 @@ nvmlDeviceGetPerformanceModes:
 	.p2align 4
 nvmlDeviceGetPerformanceState:
 	.cfi_startproc
-	movq cutap_front_hot+32856(%rip), %r11
+	movq cutap_front_hot+65712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56119,7 +56119,7 @@ nvmlDeviceGetPerformanceState:
 	.p2align 4
 nvmlDeviceGetPersistenceMode:
 	.cfi_startproc
-	movq cutap_front_hot+32864(%rip), %r11
+	movq cutap_front_hot+65728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56133,7 +56133,7 @@ nvmlDeviceGetPersistenceMode:
 	.p2align 4
 nvmlDeviceGetPgpuMetadataString:
 	.cfi_startproc
-	movq cutap_front_hot+32872(%rip), %r11
+	movq cutap_front_hot+65744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56147,7 +56147,7 @@ nvmlDeviceGetPgpuMetadataString:
 	.p2align 4
 nvmlDeviceGetPlatformInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32880(%rip), %r11
+	movq cutap_front_hot+65760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56161,7 +56161,7 @@ nvmlDeviceGetPlatformInfo:
 	.p2align 4
 nvmlDeviceGetPowerManagementDefaultLimit:
 	.cfi_startproc
-	movq cutap_front_hot+32888(%rip), %r11
+	movq cutap_front_hot+65776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56175,7 +56175,7 @@ nvmlDeviceGetPowerManagementDefaultLimit:
 	.p2align 4
 nvmlDeviceGetPowerManagementLimit:
 	.cfi_startproc
-	movq cutap_front_hot+32896(%rip), %r11
+	movq cutap_front_hot+65792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56189,7 +56189,7 @@ nvmlDeviceGetPowerManagementLimit:
 	.p2align 4
 nvmlDeviceGetPowerManagementLimitConstraints:
 	.cfi_startproc
-	movq cutap_front_hot+32904(%rip), %r11
+	movq cutap_front_hot+65808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56203,7 +56203,7 @@ nvmlDeviceGetPowerManagementLimitConstraints:
 	.p2align 4
 nvmlDeviceGetPowerManagementMode:
 	.cfi_startproc
-	movq cutap_front_hot+32912(%rip), %r11
+	movq cutap_front_hot+65824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56217,7 +56217,7 @@ nvmlDeviceGetPowerManagementMode:
 	.p2align 4
 nvmlDeviceGetPowerMizerMode_v1:
 	.cfi_startproc
-	movq cutap_front_hot+32920(%rip), %r11
+	movq cutap_front_hot+65840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56231,7 +56231,7 @@ nvmlDeviceGetPowerMizerMode_v1:
 	.p2align 4
 nvmlDeviceGetPowerSource:
 	.cfi_startproc
-	movq cutap_front_hot+32928(%rip), %r11
+	movq cutap_front_hot+65856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56245,7 +56245,7 @@ nvmlDeviceGetPowerSource:
 	.p2align 4
 nvmlDeviceGetPowerState:
 	.cfi_startproc
-	movq cutap_front_hot+32936(%rip), %r11
+	movq cutap_front_hot+65872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56259,7 +56259,7 @@ nvmlDeviceGetPowerState:
 	.p2align 4
 nvmlDeviceGetPowerUsage:
 	.cfi_startproc
-	movq cutap_front_hot+32944(%rip), %r11
+	movq cutap_front_hot+65888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56273,7 +56273,7 @@ nvmlDeviceGetPowerUsage:
 	.p2align 4
 nvmlDeviceGetProcessUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+32952(%rip), %r11
+	movq cutap_front_hot+65904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56287,7 +56287,7 @@ nvmlDeviceGetProcessUtilization:
 	.p2align 4
 nvmlDeviceGetProcessesUtilizationInfo:
 	.cfi_startproc
-	movq cutap_front_hot+32960(%rip), %r11
+	movq cutap_front_hot+65920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56301,7 +56301,7 @@ nvmlDeviceGetProcessesUtilizationInfo:
 	.p2align 4
 nvmlDeviceGetRemappedRows:
 	.cfi_startproc
-	movq cutap_front_hot+32968(%rip), %r11
+	movq cutap_front_hot+65936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56315,7 +56315,7 @@ nvmlDeviceGetRemappedRows:
 	.p2align 4
 nvmlDeviceGetRemappedRows_v2:
 	.cfi_startproc
-	movq cutap_front_hot+32976(%rip), %r11
+	movq cutap_front_hot+65952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56329,7 +56329,7 @@ nvmlDeviceGetRemappedRows_v2:
 	.p2align 4
 nvmlDeviceGetRepairStatus:
 	.cfi_startproc
-	movq cutap_front_hot+32984(%rip), %r11
+	movq cutap_front_hot+65968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56343,7 +56343,7 @@ nvmlDeviceGetRepairStatus:
 	.p2align 4
 nvmlDeviceGetRetiredPages:
 	.cfi_startproc
-	movq cutap_front_hot+32992(%rip), %r11
+	movq cutap_front_hot+65984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56357,7 +56357,7 @@ nvmlDeviceGetRetiredPages:
 	.p2align 4
 nvmlDeviceGetRetiredPagesPendingStatus:
 	.cfi_startproc
-	movq cutap_front_hot+33000(%rip), %r11
+	movq cutap_front_hot+66000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56371,7 +56371,7 @@ nvmlDeviceGetRetiredPagesPendingStatus:
 	.p2align 4
 nvmlDeviceGetRetiredPages_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33008(%rip), %r11
+	movq cutap_front_hot+66016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56385,7 +56385,7 @@ nvmlDeviceGetRetiredPages_v2:
 	.p2align 4
 nvmlDeviceGetRowRemapperHistogram:
 	.cfi_startproc
-	movq cutap_front_hot+33016(%rip), %r11
+	movq cutap_front_hot+66032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56399,7 +56399,7 @@ nvmlDeviceGetRowRemapperHistogram:
 	.p2align 4
 nvmlDeviceGetRunningProcessDetailList:
 	.cfi_startproc
-	movq cutap_front_hot+33024(%rip), %r11
+	movq cutap_front_hot+66048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56413,7 +56413,7 @@ nvmlDeviceGetRunningProcessDetailList:
 	.p2align 4
 nvmlDeviceGetSamples:
 	.cfi_startproc
-	movq cutap_front_hot+33032(%rip), %r11
+	movq cutap_front_hot+66064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56427,7 +56427,7 @@ nvmlDeviceGetSamples:
 	.p2align 4
 nvmlDeviceGetSerial:
 	.cfi_startproc
-	movq cutap_front_hot+33040(%rip), %r11
+	movq cutap_front_hot+66080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56441,7 +56441,7 @@ nvmlDeviceGetSerial:
 	.p2align 4
 nvmlDeviceGetSramEccErrorStatus:
 	.cfi_startproc
-	movq cutap_front_hot+33048(%rip), %r11
+	movq cutap_front_hot+66096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56455,7 +56455,7 @@ nvmlDeviceGetSramEccErrorStatus:
 	.p2align 4
 nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts:
 	.cfi_startproc
-	movq cutap_front_hot+33056(%rip), %r11
+	movq cutap_front_hot+66112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56469,7 +56469,7 @@ nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts:
 	.p2align 4
 nvmlDeviceGetSupportedClocksEventReasons:
 	.cfi_startproc
-	movq cutap_front_hot+33064(%rip), %r11
+	movq cutap_front_hot+66128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56483,7 +56483,7 @@ nvmlDeviceGetSupportedClocksEventReasons:
 	.p2align 4
 nvmlDeviceGetSupportedClocksThrottleReasons:
 	.cfi_startproc
-	movq cutap_front_hot+33072(%rip), %r11
+	movq cutap_front_hot+66144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56497,7 +56497,7 @@ nvmlDeviceGetSupportedClocksThrottleReasons:
 	.p2align 4
 nvmlDeviceGetSupportedEventTypes:
 	.cfi_startproc
-	movq cutap_front_hot+33080(%rip), %r11
+	movq cutap_front_hot+66160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56511,7 +56511,7 @@ nvmlDeviceGetSupportedEventTypes:
 	.p2align 4
 nvmlDeviceGetSupportedGraphicsClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33088(%rip), %r11
+	movq cutap_front_hot+66176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56525,7 +56525,7 @@ nvmlDeviceGetSupportedGraphicsClocks:
 	.p2align 4
 nvmlDeviceGetSupportedMemoryClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33096(%rip), %r11
+	movq cutap_front_hot+66192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56539,7 +56539,7 @@ nvmlDeviceGetSupportedMemoryClocks:
 	.p2align 4
 nvmlDeviceGetSupportedPerformanceStates:
 	.cfi_startproc
-	movq cutap_front_hot+33104(%rip), %r11
+	movq cutap_front_hot+66208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56553,7 +56553,7 @@ nvmlDeviceGetSupportedPerformanceStates:
 	.p2align 4
 nvmlDeviceGetSupportedVgpus:
 	.cfi_startproc
-	movq cutap_front_hot+33112(%rip), %r11
+	movq cutap_front_hot+66224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56567,7 +56567,7 @@ nvmlDeviceGetSupportedVgpus:
 	.p2align 4
 nvmlDeviceGetTargetFanSpeed:
 	.cfi_startproc
-	movq cutap_front_hot+33120(%rip), %r11
+	movq cutap_front_hot+66240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56581,7 +56581,7 @@ nvmlDeviceGetTargetFanSpeed:
 	.p2align 4
 nvmlDeviceGetTemperature:
 	.cfi_startproc
-	movq cutap_front_hot+33128(%rip), %r11
+	movq cutap_front_hot+66256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56595,7 +56595,7 @@ nvmlDeviceGetTemperature:
 	.p2align 4
 nvmlDeviceGetTemperatureThreshold:
 	.cfi_startproc
-	movq cutap_front_hot+33136(%rip), %r11
+	movq cutap_front_hot+66272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56609,7 +56609,7 @@ nvmlDeviceGetTemperatureThreshold:
 	.p2align 4
 nvmlDeviceGetTemperatureV:
 	.cfi_startproc
-	movq cutap_front_hot+33144(%rip), %r11
+	movq cutap_front_hot+66288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56623,7 +56623,7 @@ nvmlDeviceGetTemperatureV:
 	.p2align 4
 nvmlDeviceGetThermalSettings:
 	.cfi_startproc
-	movq cutap_front_hot+33152(%rip), %r11
+	movq cutap_front_hot+66304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56637,7 +56637,7 @@ nvmlDeviceGetThermalSettings:
 	.p2align 4
 nvmlDeviceGetTopologyCommonAncestor:
 	.cfi_startproc
-	movq cutap_front_hot+33160(%rip), %r11
+	movq cutap_front_hot+66320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56651,7 +56651,7 @@ nvmlDeviceGetTopologyCommonAncestor:
 	.p2align 4
 nvmlDeviceGetTopologyNearestGpus:
 	.cfi_startproc
-	movq cutap_front_hot+33168(%rip), %r11
+	movq cutap_front_hot+66336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56665,7 +56665,7 @@ nvmlDeviceGetTopologyNearestGpus:
 	.p2align 4
 nvmlDeviceGetTotalEccErrors:
 	.cfi_startproc
-	movq cutap_front_hot+33176(%rip), %r11
+	movq cutap_front_hot+66352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56679,7 +56679,7 @@ nvmlDeviceGetTotalEccErrors:
 	.p2align 4
 nvmlDeviceGetTotalEnergyConsumption:
 	.cfi_startproc
-	movq cutap_front_hot+33184(%rip), %r11
+	movq cutap_front_hot+66368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56693,7 +56693,7 @@ nvmlDeviceGetTotalEnergyConsumption:
 	.p2align 4
 nvmlDeviceGetUUID:
 	.cfi_startproc
-	movq cutap_front_hot+33192(%rip), %r11
+	movq cutap_front_hot+66384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56707,7 +56707,7 @@ nvmlDeviceGetUUID:
 	.p2align 4
 nvmlDeviceGetUnrepairableMemoryFlag_v1:
 	.cfi_startproc
-	movq cutap_front_hot+33200(%rip), %r11
+	movq cutap_front_hot+66400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56721,7 +56721,7 @@ nvmlDeviceGetUnrepairableMemoryFlag_v1:
 	.p2align 4
 nvmlDeviceGetUtilizationRates:
 	.cfi_startproc
-	movq cutap_front_hot+33208(%rip), %r11
+	movq cutap_front_hot+66416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56735,7 +56735,7 @@ nvmlDeviceGetUtilizationRates:
 	.p2align 4
 nvmlDeviceGetVbiosVersion:
 	.cfi_startproc
-	movq cutap_front_hot+33216(%rip), %r11
+	movq cutap_front_hot+66432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56749,7 +56749,7 @@ nvmlDeviceGetVbiosVersion:
 	.p2align 4
 nvmlDeviceGetVgpuCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+33224(%rip), %r11
+	movq cutap_front_hot+66448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56763,7 +56763,7 @@ nvmlDeviceGetVgpuCapabilities:
 	.p2align 4
 nvmlDeviceGetVgpuHeterogeneousMode:
 	.cfi_startproc
-	movq cutap_front_hot+33232(%rip), %r11
+	movq cutap_front_hot+66464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56777,7 +56777,7 @@ nvmlDeviceGetVgpuHeterogeneousMode:
 	.p2align 4
 nvmlDeviceGetVgpuInstancesUtilizationInfo:
 	.cfi_startproc
-	movq cutap_front_hot+33240(%rip), %r11
+	movq cutap_front_hot+66480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56791,7 +56791,7 @@ nvmlDeviceGetVgpuInstancesUtilizationInfo:
 	.p2align 4
 nvmlDeviceGetVgpuMetadata:
 	.cfi_startproc
-	movq cutap_front_hot+33248(%rip), %r11
+	movq cutap_front_hot+66496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56805,7 +56805,7 @@ nvmlDeviceGetVgpuMetadata:
 	.p2align 4
 nvmlDeviceGetVgpuProcessUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+33256(%rip), %r11
+	movq cutap_front_hot+66512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56819,7 +56819,7 @@ nvmlDeviceGetVgpuProcessUtilization:
 	.p2align 4
 nvmlDeviceGetVgpuProcessesUtilizationInfo:
 	.cfi_startproc
-	movq cutap_front_hot+33264(%rip), %r11
+	movq cutap_front_hot+66528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56833,7 +56833,7 @@ nvmlDeviceGetVgpuProcessesUtilizationInfo:
 	.p2align 4
 nvmlDeviceGetVgpuSchedulerCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+33272(%rip), %r11
+	movq cutap_front_hot+66544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56847,7 +56847,7 @@ nvmlDeviceGetVgpuSchedulerCapabilities:
 	.p2align 4
 nvmlDeviceGetVgpuSchedulerLog:
 	.cfi_startproc
-	movq cutap_front_hot+33280(%rip), %r11
+	movq cutap_front_hot+66560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56861,7 +56861,7 @@ nvmlDeviceGetVgpuSchedulerLog:
 	.p2align 4
 nvmlDeviceGetVgpuSchedulerState:
 	.cfi_startproc
-	movq cutap_front_hot+33288(%rip), %r11
+	movq cutap_front_hot+66576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56875,7 +56875,7 @@ nvmlDeviceGetVgpuSchedulerState:
 	.p2align 4
 nvmlDeviceGetVgpuTypeCreatablePlacements:
 	.cfi_startproc
-	movq cutap_front_hot+33296(%rip), %r11
+	movq cutap_front_hot+66592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56889,7 +56889,7 @@ nvmlDeviceGetVgpuTypeCreatablePlacements:
 	.p2align 4
 nvmlDeviceGetVgpuTypeSupportedPlacements:
 	.cfi_startproc
-	movq cutap_front_hot+33304(%rip), %r11
+	movq cutap_front_hot+66608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56903,7 +56903,7 @@ nvmlDeviceGetVgpuTypeSupportedPlacements:
 	.p2align 4
 nvmlDeviceGetVgpuUtilization:
 	.cfi_startproc
-	movq cutap_front_hot+33312(%rip), %r11
+	movq cutap_front_hot+66624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56917,7 +56917,7 @@ nvmlDeviceGetVgpuUtilization:
 	.p2align 4
 nvmlDeviceGetViolationStatus:
 	.cfi_startproc
-	movq cutap_front_hot+33320(%rip), %r11
+	movq cutap_front_hot+66640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56931,7 +56931,7 @@ nvmlDeviceGetViolationStatus:
 	.p2align 4
 nvmlDeviceGetVirtualizationMode:
 	.cfi_startproc
-	movq cutap_front_hot+33328(%rip), %r11
+	movq cutap_front_hot+66656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56945,7 +56945,7 @@ nvmlDeviceGetVirtualizationMode:
 	.p2align 4
 nvmlDeviceIsMigDeviceHandle:
 	.cfi_startproc
-	movq cutap_front_hot+33336(%rip), %r11
+	movq cutap_front_hot+66672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56959,7 +56959,7 @@ nvmlDeviceIsMigDeviceHandle:
 	.p2align 4
 nvmlDeviceModifyDrainState:
 	.cfi_startproc
-	movq cutap_front_hot+33344(%rip), %r11
+	movq cutap_front_hot+66688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56973,7 +56973,7 @@ nvmlDeviceModifyDrainState:
 	.p2align 4
 nvmlDeviceOnSameBoard:
 	.cfi_startproc
-	movq cutap_front_hot+33352(%rip), %r11
+	movq cutap_front_hot+66704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -56987,7 +56987,7 @@ nvmlDeviceOnSameBoard:
 	.p2align 4
 nvmlDevicePowerSmoothingActivatePresetProfile:
 	.cfi_startproc
-	movq cutap_front_hot+33360(%rip), %r11
+	movq cutap_front_hot+66720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57001,7 +57001,7 @@ nvmlDevicePowerSmoothingActivatePresetProfile:
 	.p2align 4
 nvmlDevicePowerSmoothingSetState:
 	.cfi_startproc
-	movq cutap_front_hot+33368(%rip), %r11
+	movq cutap_front_hot+66736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57015,7 +57015,7 @@ nvmlDevicePowerSmoothingSetState:
 	.p2align 4
 nvmlDevicePowerSmoothingUpdatePresetProfileParam:
 	.cfi_startproc
-	movq cutap_front_hot+33376(%rip), %r11
+	movq cutap_front_hot+66752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57029,7 +57029,7 @@ nvmlDevicePowerSmoothingUpdatePresetProfileParam:
 	.p2align 4
 nvmlDeviceQueryDrainState:
 	.cfi_startproc
-	movq cutap_front_hot+33384(%rip), %r11
+	movq cutap_front_hot+66768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57043,7 +57043,7 @@ nvmlDeviceQueryDrainState:
 	.p2align 4
 nvmlDeviceReadPRMCounters_v1:
 	.cfi_startproc
-	movq cutap_front_hot+33392(%rip), %r11
+	movq cutap_front_hot+66784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57057,7 +57057,7 @@ nvmlDeviceReadPRMCounters_v1:
 	.p2align 4
 nvmlDeviceReadWritePRM_v1:
 	.cfi_startproc
-	movq cutap_front_hot+33400(%rip), %r11
+	movq cutap_front_hot+66800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57071,7 +57071,7 @@ nvmlDeviceReadWritePRM_v1:
 	.p2align 4
 nvmlDeviceRegisterEvents:
 	.cfi_startproc
-	movq cutap_front_hot+33408(%rip), %r11
+	movq cutap_front_hot+66816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57085,7 +57085,7 @@ nvmlDeviceRegisterEvents:
 	.p2align 4
 nvmlDeviceRemoveGpu:
 	.cfi_startproc
-	movq cutap_front_hot+33416(%rip), %r11
+	movq cutap_front_hot+66832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57099,7 +57099,7 @@ nvmlDeviceRemoveGpu:
 	.p2align 4
 nvmlDeviceRemoveGpu_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33424(%rip), %r11
+	movq cutap_front_hot+66848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57113,7 +57113,7 @@ nvmlDeviceRemoveGpu_v2:
 	.p2align 4
 nvmlDeviceResetApplicationsClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33432(%rip), %r11
+	movq cutap_front_hot+66864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57127,7 +57127,7 @@ nvmlDeviceResetApplicationsClocks:
 	.p2align 4
 nvmlDeviceResetGpuLockedClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33440(%rip), %r11
+	movq cutap_front_hot+66880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57141,7 +57141,7 @@ nvmlDeviceResetGpuLockedClocks:
 	.p2align 4
 nvmlDeviceResetMemoryLockedClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33448(%rip), %r11
+	movq cutap_front_hot+66896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57155,7 +57155,7 @@ nvmlDeviceResetMemoryLockedClocks:
 	.p2align 4
 nvmlDeviceResetNvLinkErrorCounters:
 	.cfi_startproc
-	movq cutap_front_hot+33456(%rip), %r11
+	movq cutap_front_hot+66912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57169,7 +57169,7 @@ nvmlDeviceResetNvLinkErrorCounters:
 	.p2align 4
 nvmlDeviceResetNvLinkUtilizationCounter:
 	.cfi_startproc
-	movq cutap_front_hot+33464(%rip), %r11
+	movq cutap_front_hot+66928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57183,7 +57183,7 @@ nvmlDeviceResetNvLinkUtilizationCounter:
 	.p2align 4
 nvmlDeviceSetAPIRestriction:
 	.cfi_startproc
-	movq cutap_front_hot+33472(%rip), %r11
+	movq cutap_front_hot+66944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57197,7 +57197,7 @@ nvmlDeviceSetAPIRestriction:
 	.p2align 4
 nvmlDeviceSetAccountingMode:
 	.cfi_startproc
-	movq cutap_front_hot+33480(%rip), %r11
+	movq cutap_front_hot+66960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57211,7 +57211,7 @@ nvmlDeviceSetAccountingMode:
 	.p2align 4
 nvmlDeviceSetApplicationsClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33488(%rip), %r11
+	movq cutap_front_hot+66976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57225,7 +57225,7 @@ nvmlDeviceSetApplicationsClocks:
 	.p2align 4
 nvmlDeviceSetAutoBoostedClocksEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+33496(%rip), %r11
+	movq cutap_front_hot+66992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57239,7 +57239,7 @@ nvmlDeviceSetAutoBoostedClocksEnabled:
 	.p2align 4
 nvmlDeviceSetClockOffsets:
 	.cfi_startproc
-	movq cutap_front_hot+33504(%rip), %r11
+	movq cutap_front_hot+67008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57253,7 +57253,7 @@ nvmlDeviceSetClockOffsets:
 	.p2align 4
 nvmlDeviceSetComputeMode:
 	.cfi_startproc
-	movq cutap_front_hot+33512(%rip), %r11
+	movq cutap_front_hot+67024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57267,7 +57267,7 @@ nvmlDeviceSetComputeMode:
 	.p2align 4
 nvmlDeviceSetConfComputeUnprotectedMemSize:
 	.cfi_startproc
-	movq cutap_front_hot+33520(%rip), %r11
+	movq cutap_front_hot+67040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57281,7 +57281,7 @@ nvmlDeviceSetConfComputeUnprotectedMemSize:
 	.p2align 4
 nvmlDeviceSetCpuAffinity:
 	.cfi_startproc
-	movq cutap_front_hot+33528(%rip), %r11
+	movq cutap_front_hot+67056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57295,7 +57295,7 @@ nvmlDeviceSetCpuAffinity:
 	.p2align 4
 nvmlDeviceSetDefaultAutoBoostedClocksEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+33536(%rip), %r11
+	movq cutap_front_hot+67072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57309,7 +57309,7 @@ nvmlDeviceSetDefaultAutoBoostedClocksEnabled:
 	.p2align 4
 nvmlDeviceSetDefaultFanSpeed_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33544(%rip), %r11
+	movq cutap_front_hot+67088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57323,7 +57323,7 @@ nvmlDeviceSetDefaultFanSpeed_v2:
 	.p2align 4
 nvmlDeviceSetDramEncryptionMode:
 	.cfi_startproc
-	movq cutap_front_hot+33552(%rip), %r11
+	movq cutap_front_hot+67104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57337,7 +57337,7 @@ nvmlDeviceSetDramEncryptionMode:
 	.p2align 4
 nvmlDeviceSetDriverModel:
 	.cfi_startproc
-	movq cutap_front_hot+33560(%rip), %r11
+	movq cutap_front_hot+67120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57351,7 +57351,7 @@ nvmlDeviceSetDriverModel:
 	.p2align 4
 nvmlDeviceSetEccMode:
 	.cfi_startproc
-	movq cutap_front_hot+33568(%rip), %r11
+	movq cutap_front_hot+67136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57365,7 +57365,7 @@ nvmlDeviceSetEccMode:
 	.p2align 4
 nvmlDeviceSetFanControlPolicy:
 	.cfi_startproc
-	movq cutap_front_hot+33576(%rip), %r11
+	movq cutap_front_hot+67152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57379,7 +57379,7 @@ nvmlDeviceSetFanControlPolicy:
 	.p2align 4
 nvmlDeviceSetFanSpeed_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33584(%rip), %r11
+	movq cutap_front_hot+67168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57393,7 +57393,7 @@ nvmlDeviceSetFanSpeed_v2:
 	.p2align 4
 nvmlDeviceSetGpcClkVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+33592(%rip), %r11
+	movq cutap_front_hot+67184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57407,7 +57407,7 @@ nvmlDeviceSetGpcClkVfOffset:
 	.p2align 4
 nvmlDeviceSetGpuLockedClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33600(%rip), %r11
+	movq cutap_front_hot+67200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57421,7 +57421,7 @@ nvmlDeviceSetGpuLockedClocks:
 	.p2align 4
 nvmlDeviceSetGpuOperationMode:
 	.cfi_startproc
-	movq cutap_front_hot+33608(%rip), %r11
+	movq cutap_front_hot+67216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57435,7 +57435,7 @@ nvmlDeviceSetGpuOperationMode:
 	.p2align 4
 nvmlDeviceSetHostname_v1:
 	.cfi_startproc
-	movq cutap_front_hot+33616(%rip), %r11
+	movq cutap_front_hot+67232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57449,7 +57449,7 @@ nvmlDeviceSetHostname_v1:
 	.p2align 4
 nvmlDeviceSetMemClkVfOffset:
 	.cfi_startproc
-	movq cutap_front_hot+33624(%rip), %r11
+	movq cutap_front_hot+67248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57463,7 +57463,7 @@ nvmlDeviceSetMemClkVfOffset:
 	.p2align 4
 nvmlDeviceSetMemoryLockedClocks:
 	.cfi_startproc
-	movq cutap_front_hot+33632(%rip), %r11
+	movq cutap_front_hot+67264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57477,7 +57477,7 @@ nvmlDeviceSetMemoryLockedClocks:
 	.p2align 4
 nvmlDeviceSetMigMode:
 	.cfi_startproc
-	movq cutap_front_hot+33640(%rip), %r11
+	movq cutap_front_hot+67280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57491,7 +57491,7 @@ nvmlDeviceSetMigMode:
 	.p2align 4
 nvmlDeviceSetNvLinkDeviceLowPowerThreshold:
 	.cfi_startproc
-	movq cutap_front_hot+33648(%rip), %r11
+	movq cutap_front_hot+67296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57505,7 +57505,7 @@ nvmlDeviceSetNvLinkDeviceLowPowerThreshold:
 	.p2align 4
 nvmlDeviceSetNvLinkUtilizationControl:
 	.cfi_startproc
-	movq cutap_front_hot+33656(%rip), %r11
+	movq cutap_front_hot+67312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57519,7 +57519,7 @@ nvmlDeviceSetNvLinkUtilizationControl:
 	.p2align 4
 nvmlDeviceSetNvlinkBwMode:
 	.cfi_startproc
-	movq cutap_front_hot+33664(%rip), %r11
+	movq cutap_front_hot+67328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57533,7 +57533,7 @@ nvmlDeviceSetNvlinkBwMode:
 	.p2align 4
 nvmlDeviceSetPersistenceMode:
 	.cfi_startproc
-	movq cutap_front_hot+33672(%rip), %r11
+	movq cutap_front_hot+67344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57547,7 +57547,7 @@ nvmlDeviceSetPersistenceMode:
 	.p2align 4
 nvmlDeviceSetPowerManagementLimit:
 	.cfi_startproc
-	movq cutap_front_hot+33680(%rip), %r11
+	movq cutap_front_hot+67360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57561,7 +57561,7 @@ nvmlDeviceSetPowerManagementLimit:
 	.p2align 4
 nvmlDeviceSetPowerManagementLimit_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33688(%rip), %r11
+	movq cutap_front_hot+67376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57575,7 +57575,7 @@ nvmlDeviceSetPowerManagementLimit_v2:
 	.p2align 4
 nvmlDeviceSetPowerMizerMode_v1:
 	.cfi_startproc
-	movq cutap_front_hot+33696(%rip), %r11
+	movq cutap_front_hot+67392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57589,7 +57589,7 @@ nvmlDeviceSetPowerMizerMode_v1:
 	.p2align 4
 nvmlDeviceSetTemperatureThreshold:
 	.cfi_startproc
-	movq cutap_front_hot+33704(%rip), %r11
+	movq cutap_front_hot+67408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57603,7 +57603,7 @@ nvmlDeviceSetTemperatureThreshold:
 	.p2align 4
 nvmlDeviceSetVgpuCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+33712(%rip), %r11
+	movq cutap_front_hot+67424(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57617,7 +57617,7 @@ nvmlDeviceSetVgpuCapabilities:
 	.p2align 4
 nvmlDeviceSetVgpuHeterogeneousMode:
 	.cfi_startproc
-	movq cutap_front_hot+33720(%rip), %r11
+	movq cutap_front_hot+67440(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57631,7 +57631,7 @@ nvmlDeviceSetVgpuHeterogeneousMode:
 	.p2align 4
 nvmlDeviceSetVgpuSchedulerState:
 	.cfi_startproc
-	movq cutap_front_hot+33728(%rip), %r11
+	movq cutap_front_hot+67456(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57645,7 +57645,7 @@ nvmlDeviceSetVgpuSchedulerState:
 	.p2align 4
 nvmlDeviceSetVirtualizationMode:
 	.cfi_startproc
-	movq cutap_front_hot+33736(%rip), %r11
+	movq cutap_front_hot+67472(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57659,7 +57659,7 @@ nvmlDeviceSetVirtualizationMode:
 	.p2align 4
 nvmlDeviceValidateInforom:
 	.cfi_startproc
-	movq cutap_front_hot+33744(%rip), %r11
+	movq cutap_front_hot+67488(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57673,7 +57673,7 @@ nvmlDeviceValidateInforom:
 	.p2align 4
 nvmlDeviceWorkloadPowerProfileClearRequestedProfiles:
 	.cfi_startproc
-	movq cutap_front_hot+33752(%rip), %r11
+	movq cutap_front_hot+67504(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57687,7 +57687,7 @@ nvmlDeviceWorkloadPowerProfileClearRequestedProfiles:
 	.p2align 4
 nvmlDeviceWorkloadPowerProfileGetCurrentProfiles:
 	.cfi_startproc
-	movq cutap_front_hot+33760(%rip), %r11
+	movq cutap_front_hot+67520(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57701,7 +57701,7 @@ nvmlDeviceWorkloadPowerProfileGetCurrentProfiles:
 	.p2align 4
 nvmlDeviceWorkloadPowerProfileGetProfilesInfo:
 	.cfi_startproc
-	movq cutap_front_hot+33768(%rip), %r11
+	movq cutap_front_hot+67536(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57715,7 +57715,7 @@ nvmlDeviceWorkloadPowerProfileGetProfilesInfo:
 	.p2align 4
 nvmlDeviceWorkloadPowerProfileSetRequestedProfiles:
 	.cfi_startproc
-	movq cutap_front_hot+33776(%rip), %r11
+	movq cutap_front_hot+67552(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57729,7 +57729,7 @@ nvmlDeviceWorkloadPowerProfileSetRequestedProfiles:
 	.p2align 4
 nvmlErrorString:
 	.cfi_startproc
-	movq cutap_front_hot+33784(%rip), %r11
+	movq cutap_front_hot+67568(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57743,7 +57743,7 @@ nvmlErrorString:
 	.p2align 4
 nvmlEventSetCreate:
 	.cfi_startproc
-	movq cutap_front_hot+33792(%rip), %r11
+	movq cutap_front_hot+67584(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57757,7 +57757,7 @@ nvmlEventSetCreate:
 	.p2align 4
 nvmlEventSetFree:
 	.cfi_startproc
-	movq cutap_front_hot+33800(%rip), %r11
+	movq cutap_front_hot+67600(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57771,7 +57771,7 @@ nvmlEventSetFree:
 	.p2align 4
 nvmlEventSetWait:
 	.cfi_startproc
-	movq cutap_front_hot+33808(%rip), %r11
+	movq cutap_front_hot+67616(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57785,7 +57785,7 @@ nvmlEventSetWait:
 	.p2align 4
 nvmlEventSetWait_v2:
 	.cfi_startproc
-	movq cutap_front_hot+33816(%rip), %r11
+	movq cutap_front_hot+67632(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57799,7 +57799,7 @@ nvmlEventSetWait_v2:
 	.p2align 4
 nvmlGetBlacklistDeviceCount:
 	.cfi_startproc
-	movq cutap_front_hot+33824(%rip), %r11
+	movq cutap_front_hot+67648(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57813,7 +57813,7 @@ nvmlGetBlacklistDeviceCount:
 	.p2align 4
 nvmlGetBlacklistDeviceInfoByIndex:
 	.cfi_startproc
-	movq cutap_front_hot+33832(%rip), %r11
+	movq cutap_front_hot+67664(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57827,7 +57827,7 @@ nvmlGetBlacklistDeviceInfoByIndex:
 	.p2align 4
 nvmlGetExcludedDeviceCount:
 	.cfi_startproc
-	movq cutap_front_hot+33840(%rip), %r11
+	movq cutap_front_hot+67680(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57841,7 +57841,7 @@ nvmlGetExcludedDeviceCount:
 	.p2align 4
 nvmlGetExcludedDeviceInfoByIndex:
 	.cfi_startproc
-	movq cutap_front_hot+33848(%rip), %r11
+	movq cutap_front_hot+67696(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57855,7 +57855,7 @@ nvmlGetExcludedDeviceInfoByIndex:
 	.p2align 4
 nvmlGetVgpuCompatibility:
 	.cfi_startproc
-	movq cutap_front_hot+33856(%rip), %r11
+	movq cutap_front_hot+67712(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57869,7 +57869,7 @@ nvmlGetVgpuCompatibility:
 	.p2align 4
 nvmlGetVgpuDriverCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+33864(%rip), %r11
+	movq cutap_front_hot+67728(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57883,7 +57883,7 @@ nvmlGetVgpuDriverCapabilities:
 	.p2align 4
 nvmlGetVgpuVersion:
 	.cfi_startproc
-	movq cutap_front_hot+33872(%rip), %r11
+	movq cutap_front_hot+67744(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57897,7 +57897,7 @@ nvmlGetVgpuVersion:
 	.p2align 4
 nvmlGpmMetricsGet:
 	.cfi_startproc
-	movq cutap_front_hot+33880(%rip), %r11
+	movq cutap_front_hot+67760(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57911,7 +57911,7 @@ nvmlGpmMetricsGet:
 	.p2align 4
 nvmlGpmMigSampleGet:
 	.cfi_startproc
-	movq cutap_front_hot+33888(%rip), %r11
+	movq cutap_front_hot+67776(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57925,7 +57925,7 @@ nvmlGpmMigSampleGet:
 	.p2align 4
 nvmlGpmQueryDeviceSupport:
 	.cfi_startproc
-	movq cutap_front_hot+33896(%rip), %r11
+	movq cutap_front_hot+67792(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57939,7 +57939,7 @@ nvmlGpmQueryDeviceSupport:
 	.p2align 4
 nvmlGpmQueryIfStreamingEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+33904(%rip), %r11
+	movq cutap_front_hot+67808(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57953,7 +57953,7 @@ nvmlGpmQueryIfStreamingEnabled:
 	.p2align 4
 nvmlGpmSampleAlloc:
 	.cfi_startproc
-	movq cutap_front_hot+33912(%rip), %r11
+	movq cutap_front_hot+67824(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57967,7 +57967,7 @@ nvmlGpmSampleAlloc:
 	.p2align 4
 nvmlGpmSampleFree:
 	.cfi_startproc
-	movq cutap_front_hot+33920(%rip), %r11
+	movq cutap_front_hot+67840(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57981,7 +57981,7 @@ nvmlGpmSampleFree:
 	.p2align 4
 nvmlGpmSampleGet:
 	.cfi_startproc
-	movq cutap_front_hot+33928(%rip), %r11
+	movq cutap_front_hot+67856(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -57995,7 +57995,7 @@ nvmlGpmSampleGet:
 	.p2align 4
 nvmlGpmSetStreamingEnabled:
 	.cfi_startproc
-	movq cutap_front_hot+33936(%rip), %r11
+	movq cutap_front_hot+67872(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58009,7 +58009,7 @@ nvmlGpmSetStreamingEnabled:
 	.p2align 4
 nvmlGpuInstanceCreateComputeInstance:
 	.cfi_startproc
-	movq cutap_front_hot+33944(%rip), %r11
+	movq cutap_front_hot+67888(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58023,7 +58023,7 @@ nvmlGpuInstanceCreateComputeInstance:
 	.p2align 4
 nvmlGpuInstanceCreateComputeInstanceWithPlacement:
 	.cfi_startproc
-	movq cutap_front_hot+33952(%rip), %r11
+	movq cutap_front_hot+67904(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58037,7 +58037,7 @@ nvmlGpuInstanceCreateComputeInstanceWithPlacement:
 	.p2align 4
 nvmlGpuInstanceDestroy:
 	.cfi_startproc
-	movq cutap_front_hot+33960(%rip), %r11
+	movq cutap_front_hot+67920(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58051,7 +58051,7 @@ nvmlGpuInstanceDestroy:
 	.p2align 4
 nvmlGpuInstanceGetActiveVgpus:
 	.cfi_startproc
-	movq cutap_front_hot+33968(%rip), %r11
+	movq cutap_front_hot+67936(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58065,7 +58065,7 @@ nvmlGpuInstanceGetActiveVgpus:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstanceById:
 	.cfi_startproc
-	movq cutap_front_hot+33976(%rip), %r11
+	movq cutap_front_hot+67952(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58079,7 +58079,7 @@ nvmlGpuInstanceGetComputeInstanceById:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstancePossiblePlacements:
 	.cfi_startproc
-	movq cutap_front_hot+33984(%rip), %r11
+	movq cutap_front_hot+67968(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58093,7 +58093,7 @@ nvmlGpuInstanceGetComputeInstancePossiblePlacements:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstanceProfileInfo:
 	.cfi_startproc
-	movq cutap_front_hot+33992(%rip), %r11
+	movq cutap_front_hot+67984(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58107,7 +58107,7 @@ nvmlGpuInstanceGetComputeInstanceProfileInfo:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstanceProfileInfoV:
 	.cfi_startproc
-	movq cutap_front_hot+34000(%rip), %r11
+	movq cutap_front_hot+68000(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58121,7 +58121,7 @@ nvmlGpuInstanceGetComputeInstanceProfileInfoV:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstanceRemainingCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+34008(%rip), %r11
+	movq cutap_front_hot+68016(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58135,7 +58135,7 @@ nvmlGpuInstanceGetComputeInstanceRemainingCapacity:
 	.p2align 4
 nvmlGpuInstanceGetComputeInstances:
 	.cfi_startproc
-	movq cutap_front_hot+34016(%rip), %r11
+	movq cutap_front_hot+68032(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58149,7 +58149,7 @@ nvmlGpuInstanceGetComputeInstances:
 	.p2align 4
 nvmlGpuInstanceGetCreatableVgpus:
 	.cfi_startproc
-	movq cutap_front_hot+34024(%rip), %r11
+	movq cutap_front_hot+68048(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58163,7 +58163,7 @@ nvmlGpuInstanceGetCreatableVgpus:
 	.p2align 4
 nvmlGpuInstanceGetInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34032(%rip), %r11
+	movq cutap_front_hot+68064(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58177,7 +58177,7 @@ nvmlGpuInstanceGetInfo:
 	.p2align 4
 nvmlGpuInstanceGetVgpuHeterogeneousMode:
 	.cfi_startproc
-	movq cutap_front_hot+34040(%rip), %r11
+	movq cutap_front_hot+68080(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58191,7 +58191,7 @@ nvmlGpuInstanceGetVgpuHeterogeneousMode:
 	.p2align 4
 nvmlGpuInstanceGetVgpuSchedulerLog:
 	.cfi_startproc
-	movq cutap_front_hot+34048(%rip), %r11
+	movq cutap_front_hot+68096(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58205,7 +58205,7 @@ nvmlGpuInstanceGetVgpuSchedulerLog:
 	.p2align 4
 nvmlGpuInstanceGetVgpuSchedulerState:
 	.cfi_startproc
-	movq cutap_front_hot+34056(%rip), %r11
+	movq cutap_front_hot+68112(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58219,7 +58219,7 @@ nvmlGpuInstanceGetVgpuSchedulerState:
 	.p2align 4
 nvmlGpuInstanceGetVgpuTypeCreatablePlacements:
 	.cfi_startproc
-	movq cutap_front_hot+34064(%rip), %r11
+	movq cutap_front_hot+68128(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58233,7 +58233,7 @@ nvmlGpuInstanceGetVgpuTypeCreatablePlacements:
 	.p2align 4
 nvmlGpuInstanceSetVgpuHeterogeneousMode:
 	.cfi_startproc
-	movq cutap_front_hot+34072(%rip), %r11
+	movq cutap_front_hot+68144(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58247,7 +58247,7 @@ nvmlGpuInstanceSetVgpuHeterogeneousMode:
 	.p2align 4
 nvmlGpuInstanceSetVgpuSchedulerState:
 	.cfi_startproc
-	movq cutap_front_hot+34080(%rip), %r11
+	movq cutap_front_hot+68160(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58261,7 +58261,7 @@ nvmlGpuInstanceSetVgpuSchedulerState:
 	.p2align 4
 nvmlInit:
 	.cfi_startproc
-	movq cutap_front_hot+34088(%rip), %r11
+	movq cutap_front_hot+68176(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58275,7 +58275,7 @@ nvmlInit:
 	.p2align 4
 nvmlInitWithFlags:
 	.cfi_startproc
-	movq cutap_front_hot+34096(%rip), %r11
+	movq cutap_front_hot+68192(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58289,7 +58289,7 @@ nvmlInitWithFlags:
 	.p2align 4
 nvmlInit_v2:
 	.cfi_startproc
-	movq cutap_front_hot+34104(%rip), %r11
+	movq cutap_front_hot+68208(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58303,7 +58303,7 @@ nvmlInit_v2:
 	.p2align 4
 nvmlInternalGetExportTable:
 	.cfi_startproc
-	movq cutap_front_hot+34112(%rip), %r11
+	movq cutap_front_hot+68224(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58317,7 +58317,7 @@ nvmlInternalGetExportTable:
 	.p2align 4
 nvmlSetVgpuVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34120(%rip), %r11
+	movq cutap_front_hot+68240(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58331,7 +58331,7 @@ nvmlSetVgpuVersion:
 	.p2align 4
 nvmlShutdown:
 	.cfi_startproc
-	movq cutap_front_hot+34128(%rip), %r11
+	movq cutap_front_hot+68256(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58345,7 +58345,7 @@ nvmlShutdown:
 	.p2align 4
 nvmlSystemEventSetCreate:
 	.cfi_startproc
-	movq cutap_front_hot+34136(%rip), %r11
+	movq cutap_front_hot+68272(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58359,7 +58359,7 @@ nvmlSystemEventSetCreate:
 	.p2align 4
 nvmlSystemEventSetFree:
 	.cfi_startproc
-	movq cutap_front_hot+34144(%rip), %r11
+	movq cutap_front_hot+68288(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58373,7 +58373,7 @@ nvmlSystemEventSetFree:
 	.p2align 4
 nvmlSystemEventSetWait:
 	.cfi_startproc
-	movq cutap_front_hot+34152(%rip), %r11
+	movq cutap_front_hot+68304(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58387,7 +58387,7 @@ nvmlSystemEventSetWait:
 	.p2align 4
 nvmlSystemGetConfComputeCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+34160(%rip), %r11
+	movq cutap_front_hot+68320(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58401,7 +58401,7 @@ nvmlSystemGetConfComputeCapabilities:
 	.p2align 4
 nvmlSystemGetConfComputeGpusReadyState:
 	.cfi_startproc
-	movq cutap_front_hot+34168(%rip), %r11
+	movq cutap_front_hot+68336(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58415,7 +58415,7 @@ nvmlSystemGetConfComputeGpusReadyState:
 	.p2align 4
 nvmlSystemGetConfComputeKeyRotationThresholdInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34176(%rip), %r11
+	movq cutap_front_hot+68352(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58429,7 +58429,7 @@ nvmlSystemGetConfComputeKeyRotationThresholdInfo:
 	.p2align 4
 nvmlSystemGetConfComputeSettings:
 	.cfi_startproc
-	movq cutap_front_hot+34184(%rip), %r11
+	movq cutap_front_hot+68368(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58443,7 +58443,7 @@ nvmlSystemGetConfComputeSettings:
 	.p2align 4
 nvmlSystemGetConfComputeState:
 	.cfi_startproc
-	movq cutap_front_hot+34192(%rip), %r11
+	movq cutap_front_hot+68384(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58457,7 +58457,7 @@ nvmlSystemGetConfComputeState:
 	.p2align 4
 nvmlSystemGetCudaDriverVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34200(%rip), %r11
+	movq cutap_front_hot+68400(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58471,7 +58471,7 @@ nvmlSystemGetCudaDriverVersion:
 	.p2align 4
 nvmlSystemGetCudaDriverVersion_v2:
 	.cfi_startproc
-	movq cutap_front_hot+34208(%rip), %r11
+	movq cutap_front_hot+68416(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58485,7 +58485,7 @@ nvmlSystemGetCudaDriverVersion_v2:
 	.p2align 4
 nvmlSystemGetDriverBranch:
 	.cfi_startproc
-	movq cutap_front_hot+34216(%rip), %r11
+	movq cutap_front_hot+68432(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58499,7 +58499,7 @@ nvmlSystemGetDriverBranch:
 	.p2align 4
 nvmlSystemGetDriverVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34224(%rip), %r11
+	movq cutap_front_hot+68448(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58513,7 +58513,7 @@ nvmlSystemGetDriverVersion:
 	.p2align 4
 nvmlSystemGetHicVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34232(%rip), %r11
+	movq cutap_front_hot+68464(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58527,7 +58527,7 @@ nvmlSystemGetHicVersion:
 	.p2align 4
 nvmlSystemGetNVMLVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34240(%rip), %r11
+	movq cutap_front_hot+68480(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58541,7 +58541,7 @@ nvmlSystemGetNVMLVersion:
 	.p2align 4
 nvmlSystemGetNvlinkBwMode:
 	.cfi_startproc
-	movq cutap_front_hot+34248(%rip), %r11
+	movq cutap_front_hot+68496(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58555,7 +58555,7 @@ nvmlSystemGetNvlinkBwMode:
 	.p2align 4
 nvmlSystemGetProcessName:
 	.cfi_startproc
-	movq cutap_front_hot+34256(%rip), %r11
+	movq cutap_front_hot+68512(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58569,7 +58569,7 @@ nvmlSystemGetProcessName:
 	.p2align 4
 nvmlSystemGetTopologyGpuSet:
 	.cfi_startproc
-	movq cutap_front_hot+34264(%rip), %r11
+	movq cutap_front_hot+68528(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58583,7 +58583,7 @@ nvmlSystemGetTopologyGpuSet:
 	.p2align 4
 nvmlSystemRegisterEvents:
 	.cfi_startproc
-	movq cutap_front_hot+34272(%rip), %r11
+	movq cutap_front_hot+68544(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58597,7 +58597,7 @@ nvmlSystemRegisterEvents:
 	.p2align 4
 nvmlSystemSetConfComputeGpusReadyState:
 	.cfi_startproc
-	movq cutap_front_hot+34280(%rip), %r11
+	movq cutap_front_hot+68560(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58611,7 +58611,7 @@ nvmlSystemSetConfComputeGpusReadyState:
 	.p2align 4
 nvmlSystemSetConfComputeKeyRotationThresholdInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34288(%rip), %r11
+	movq cutap_front_hot+68576(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58625,7 +58625,7 @@ nvmlSystemSetConfComputeKeyRotationThresholdInfo:
 	.p2align 4
 nvmlSystemSetNvlinkBwMode:
 	.cfi_startproc
-	movq cutap_front_hot+34296(%rip), %r11
+	movq cutap_front_hot+68592(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58639,7 +58639,7 @@ nvmlSystemSetNvlinkBwMode:
 	.p2align 4
 nvmlUnitGetCount:
 	.cfi_startproc
-	movq cutap_front_hot+34304(%rip), %r11
+	movq cutap_front_hot+68608(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58653,7 +58653,7 @@ nvmlUnitGetCount:
 	.p2align 4
 nvmlUnitGetDevices:
 	.cfi_startproc
-	movq cutap_front_hot+34312(%rip), %r11
+	movq cutap_front_hot+68624(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58667,7 +58667,7 @@ nvmlUnitGetDevices:
 	.p2align 4
 nvmlUnitGetFanSpeedInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34320(%rip), %r11
+	movq cutap_front_hot+68640(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58681,7 +58681,7 @@ nvmlUnitGetFanSpeedInfo:
 	.p2align 4
 nvmlUnitGetHandleByIndex:
 	.cfi_startproc
-	movq cutap_front_hot+34328(%rip), %r11
+	movq cutap_front_hot+68656(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58695,7 +58695,7 @@ nvmlUnitGetHandleByIndex:
 	.p2align 4
 nvmlUnitGetLedState:
 	.cfi_startproc
-	movq cutap_front_hot+34336(%rip), %r11
+	movq cutap_front_hot+68672(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58709,7 +58709,7 @@ nvmlUnitGetLedState:
 	.p2align 4
 nvmlUnitGetPsuInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34344(%rip), %r11
+	movq cutap_front_hot+68688(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58723,7 +58723,7 @@ nvmlUnitGetPsuInfo:
 	.p2align 4
 nvmlUnitGetTemperature:
 	.cfi_startproc
-	movq cutap_front_hot+34352(%rip), %r11
+	movq cutap_front_hot+68704(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58737,7 +58737,7 @@ nvmlUnitGetTemperature:
 	.p2align 4
 nvmlUnitGetUnitInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34360(%rip), %r11
+	movq cutap_front_hot+68720(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58751,7 +58751,7 @@ nvmlUnitGetUnitInfo:
 	.p2align 4
 nvmlUnitSetLedState:
 	.cfi_startproc
-	movq cutap_front_hot+34368(%rip), %r11
+	movq cutap_front_hot+68736(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58765,7 +58765,7 @@ nvmlUnitSetLedState:
 	.p2align 4
 nvmlVgpuInstanceClearAccountingPids:
 	.cfi_startproc
-	movq cutap_front_hot+34376(%rip), %r11
+	movq cutap_front_hot+68752(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58779,7 +58779,7 @@ nvmlVgpuInstanceClearAccountingPids:
 	.p2align 4
 nvmlVgpuInstanceGetAccountingMode:
 	.cfi_startproc
-	movq cutap_front_hot+34384(%rip), %r11
+	movq cutap_front_hot+68768(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58793,7 +58793,7 @@ nvmlVgpuInstanceGetAccountingMode:
 	.p2align 4
 nvmlVgpuInstanceGetAccountingPids:
 	.cfi_startproc
-	movq cutap_front_hot+34392(%rip), %r11
+	movq cutap_front_hot+68784(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58807,7 +58807,7 @@ nvmlVgpuInstanceGetAccountingPids:
 	.p2align 4
 nvmlVgpuInstanceGetAccountingStats:
 	.cfi_startproc
-	movq cutap_front_hot+34400(%rip), %r11
+	movq cutap_front_hot+68800(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58821,7 +58821,7 @@ nvmlVgpuInstanceGetAccountingStats:
 	.p2align 4
 nvmlVgpuInstanceGetEccMode:
 	.cfi_startproc
-	movq cutap_front_hot+34408(%rip), %r11
+	movq cutap_front_hot+68816(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58835,7 +58835,7 @@ nvmlVgpuInstanceGetEccMode:
 	.p2align 4
 nvmlVgpuInstanceGetEncoderCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+34416(%rip), %r11
+	movq cutap_front_hot+68832(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58849,7 +58849,7 @@ nvmlVgpuInstanceGetEncoderCapacity:
 	.p2align 4
 nvmlVgpuInstanceGetEncoderSessions:
 	.cfi_startproc
-	movq cutap_front_hot+34424(%rip), %r11
+	movq cutap_front_hot+68848(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58863,7 +58863,7 @@ nvmlVgpuInstanceGetEncoderSessions:
 	.p2align 4
 nvmlVgpuInstanceGetEncoderStats:
 	.cfi_startproc
-	movq cutap_front_hot+34432(%rip), %r11
+	movq cutap_front_hot+68864(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58877,7 +58877,7 @@ nvmlVgpuInstanceGetEncoderStats:
 	.p2align 4
 nvmlVgpuInstanceGetFBCSessions:
 	.cfi_startproc
-	movq cutap_front_hot+34440(%rip), %r11
+	movq cutap_front_hot+68880(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58891,7 +58891,7 @@ nvmlVgpuInstanceGetFBCSessions:
 	.p2align 4
 nvmlVgpuInstanceGetFBCStats:
 	.cfi_startproc
-	movq cutap_front_hot+34448(%rip), %r11
+	movq cutap_front_hot+68896(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58905,7 +58905,7 @@ nvmlVgpuInstanceGetFBCStats:
 	.p2align 4
 nvmlVgpuInstanceGetFbUsage:
 	.cfi_startproc
-	movq cutap_front_hot+34456(%rip), %r11
+	movq cutap_front_hot+68912(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58919,7 +58919,7 @@ nvmlVgpuInstanceGetFbUsage:
 	.p2align 4
 nvmlVgpuInstanceGetFrameRateLimit:
 	.cfi_startproc
-	movq cutap_front_hot+34464(%rip), %r11
+	movq cutap_front_hot+68928(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58933,7 +58933,7 @@ nvmlVgpuInstanceGetFrameRateLimit:
 	.p2align 4
 nvmlVgpuInstanceGetGpuInstanceId:
 	.cfi_startproc
-	movq cutap_front_hot+34472(%rip), %r11
+	movq cutap_front_hot+68944(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58947,7 +58947,7 @@ nvmlVgpuInstanceGetGpuInstanceId:
 	.p2align 4
 nvmlVgpuInstanceGetGpuPciId:
 	.cfi_startproc
-	movq cutap_front_hot+34480(%rip), %r11
+	movq cutap_front_hot+68960(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58961,7 +58961,7 @@ nvmlVgpuInstanceGetGpuPciId:
 	.p2align 4
 nvmlVgpuInstanceGetLicenseInfo:
 	.cfi_startproc
-	movq cutap_front_hot+34488(%rip), %r11
+	movq cutap_front_hot+68976(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58975,7 +58975,7 @@ nvmlVgpuInstanceGetLicenseInfo:
 	.p2align 4
 nvmlVgpuInstanceGetLicenseInfo_v2:
 	.cfi_startproc
-	movq cutap_front_hot+34496(%rip), %r11
+	movq cutap_front_hot+68992(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -58989,7 +58989,7 @@ nvmlVgpuInstanceGetLicenseInfo_v2:
 	.p2align 4
 nvmlVgpuInstanceGetLicenseStatus:
 	.cfi_startproc
-	movq cutap_front_hot+34504(%rip), %r11
+	movq cutap_front_hot+69008(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59003,7 +59003,7 @@ nvmlVgpuInstanceGetLicenseStatus:
 	.p2align 4
 nvmlVgpuInstanceGetMdevUUID:
 	.cfi_startproc
-	movq cutap_front_hot+34512(%rip), %r11
+	movq cutap_front_hot+69024(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59017,7 +59017,7 @@ nvmlVgpuInstanceGetMdevUUID:
 	.p2align 4
 nvmlVgpuInstanceGetMetadata:
 	.cfi_startproc
-	movq cutap_front_hot+34520(%rip), %r11
+	movq cutap_front_hot+69040(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59031,7 +59031,7 @@ nvmlVgpuInstanceGetMetadata:
 	.p2align 4
 nvmlVgpuInstanceGetPlacementId:
 	.cfi_startproc
-	movq cutap_front_hot+34528(%rip), %r11
+	movq cutap_front_hot+69056(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59045,7 +59045,7 @@ nvmlVgpuInstanceGetPlacementId:
 	.p2align 4
 nvmlVgpuInstanceGetRuntimeStateSize:
 	.cfi_startproc
-	movq cutap_front_hot+34536(%rip), %r11
+	movq cutap_front_hot+69072(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59059,7 +59059,7 @@ nvmlVgpuInstanceGetRuntimeStateSize:
 	.p2align 4
 nvmlVgpuInstanceGetType:
 	.cfi_startproc
-	movq cutap_front_hot+34544(%rip), %r11
+	movq cutap_front_hot+69088(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59073,7 +59073,7 @@ nvmlVgpuInstanceGetType:
 	.p2align 4
 nvmlVgpuInstanceGetUUID:
 	.cfi_startproc
-	movq cutap_front_hot+34552(%rip), %r11
+	movq cutap_front_hot+69104(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59087,7 +59087,7 @@ nvmlVgpuInstanceGetUUID:
 	.p2align 4
 nvmlVgpuInstanceGetVmDriverVersion:
 	.cfi_startproc
-	movq cutap_front_hot+34560(%rip), %r11
+	movq cutap_front_hot+69120(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59101,7 +59101,7 @@ nvmlVgpuInstanceGetVmDriverVersion:
 	.p2align 4
 nvmlVgpuInstanceGetVmID:
 	.cfi_startproc
-	movq cutap_front_hot+34568(%rip), %r11
+	movq cutap_front_hot+69136(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59115,7 +59115,7 @@ nvmlVgpuInstanceGetVmID:
 	.p2align 4
 nvmlVgpuInstanceSetEncoderCapacity:
 	.cfi_startproc
-	movq cutap_front_hot+34576(%rip), %r11
+	movq cutap_front_hot+69152(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59129,7 +59129,7 @@ nvmlVgpuInstanceSetEncoderCapacity:
 	.p2align 4
 nvmlVgpuTypeGetBAR1Info:
 	.cfi_startproc
-	movq cutap_front_hot+34584(%rip), %r11
+	movq cutap_front_hot+69168(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59143,7 +59143,7 @@ nvmlVgpuTypeGetBAR1Info:
 	.p2align 4
 nvmlVgpuTypeGetCapabilities:
 	.cfi_startproc
-	movq cutap_front_hot+34592(%rip), %r11
+	movq cutap_front_hot+69184(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59157,7 +59157,7 @@ nvmlVgpuTypeGetCapabilities:
 	.p2align 4
 nvmlVgpuTypeGetClass:
 	.cfi_startproc
-	movq cutap_front_hot+34600(%rip), %r11
+	movq cutap_front_hot+69200(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59171,7 +59171,7 @@ nvmlVgpuTypeGetClass:
 	.p2align 4
 nvmlVgpuTypeGetDeviceID:
 	.cfi_startproc
-	movq cutap_front_hot+34608(%rip), %r11
+	movq cutap_front_hot+69216(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59185,7 +59185,7 @@ nvmlVgpuTypeGetDeviceID:
 	.p2align 4
 nvmlVgpuTypeGetFbReservation:
 	.cfi_startproc
-	movq cutap_front_hot+34616(%rip), %r11
+	movq cutap_front_hot+69232(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59199,7 +59199,7 @@ nvmlVgpuTypeGetFbReservation:
 	.p2align 4
 nvmlVgpuTypeGetFrameRateLimit:
 	.cfi_startproc
-	movq cutap_front_hot+34624(%rip), %r11
+	movq cutap_front_hot+69248(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59213,7 +59213,7 @@ nvmlVgpuTypeGetFrameRateLimit:
 	.p2align 4
 nvmlVgpuTypeGetFramebufferSize:
 	.cfi_startproc
-	movq cutap_front_hot+34632(%rip), %r11
+	movq cutap_front_hot+69264(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59227,7 +59227,7 @@ nvmlVgpuTypeGetFramebufferSize:
 	.p2align 4
 nvmlVgpuTypeGetGpuInstanceProfileId:
 	.cfi_startproc
-	movq cutap_front_hot+34640(%rip), %r11
+	movq cutap_front_hot+69280(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59241,7 +59241,7 @@ nvmlVgpuTypeGetGpuInstanceProfileId:
 	.p2align 4
 nvmlVgpuTypeGetGspHeapSize:
 	.cfi_startproc
-	movq cutap_front_hot+34648(%rip), %r11
+	movq cutap_front_hot+69296(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59255,7 +59255,7 @@ nvmlVgpuTypeGetGspHeapSize:
 	.p2align 4
 nvmlVgpuTypeGetLicense:
 	.cfi_startproc
-	movq cutap_front_hot+34656(%rip), %r11
+	movq cutap_front_hot+69312(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59269,7 +59269,7 @@ nvmlVgpuTypeGetLicense:
 	.p2align 4
 nvmlVgpuTypeGetMaxInstances:
 	.cfi_startproc
-	movq cutap_front_hot+34664(%rip), %r11
+	movq cutap_front_hot+69328(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59283,7 +59283,7 @@ nvmlVgpuTypeGetMaxInstances:
 	.p2align 4
 nvmlVgpuTypeGetMaxInstancesPerGpuInstance:
 	.cfi_startproc
-	movq cutap_front_hot+34672(%rip), %r11
+	movq cutap_front_hot+69344(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59297,7 +59297,7 @@ nvmlVgpuTypeGetMaxInstancesPerGpuInstance:
 	.p2align 4
 nvmlVgpuTypeGetMaxInstancesPerVm:
 	.cfi_startproc
-	movq cutap_front_hot+34680(%rip), %r11
+	movq cutap_front_hot+69360(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59311,7 +59311,7 @@ nvmlVgpuTypeGetMaxInstancesPerVm:
 	.p2align 4
 nvmlVgpuTypeGetName:
 	.cfi_startproc
-	movq cutap_front_hot+34688(%rip), %r11
+	movq cutap_front_hot+69376(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59325,7 +59325,7 @@ nvmlVgpuTypeGetName:
 	.p2align 4
 nvmlVgpuTypeGetNumDisplayHeads:
 	.cfi_startproc
-	movq cutap_front_hot+34696(%rip), %r11
+	movq cutap_front_hot+69392(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59339,7 +59339,7 @@ nvmlVgpuTypeGetNumDisplayHeads:
 	.p2align 4
 nvmlVgpuTypeGetResolution:
 	.cfi_startproc
-	movq cutap_front_hot+34704(%rip), %r11
+	movq cutap_front_hot+69408(%rip), %r11
 	testq %r11, %r11
 	jz 1f
 	jmp *%r11
@@ -59355,10 +59355,10 @@ nvmlVgpuTypeGetResolution:
 	.type cutap_front_hot,@object
 	.p2align 6
 cutap_front_hot:
-	.zero 34712
+	.zero 69424
 	.size cutap_front_hot,.-cutap_front_hot
 	.globl cutap_hot
 	.type cutap_hot,@object
 	.set cutap_hot, cutap_front_hot
-	.size cutap_hot, 34712
+	.size cutap_hot, 69424
 	.section .note.GNU-stack,"",@progbits

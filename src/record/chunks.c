@@ -58,7 +58,7 @@ static void thread_exit(void *v)
         }
         pthread_mutex_unlock(&tail_lock);
     }
-    t->pos = t->end = NULL;
+    rec_thread_drop(t);
     if (t->tab)
         munmap(t->tab, TAB_BYTES);
     t->tab = NULL;
@@ -190,6 +190,7 @@ void rec_threads_start(void)
  * tails. */
 void rec_chunks_after_fork(void)
 {
+    rec_thread_drop(&cutap_rt);
     if (cutap_rt.tab)
         munmap(cutap_rt.tab, TAB_BYTES);
     memset(&cutap_rt, 0, sizeof cutap_rt);

@@ -64,7 +64,29 @@ int cutap_tsc_usable(void)
     return has_word(flags, "constant_tsc") && has_word(flags, "nonstop_tsc");
 }
 
-int cutap_rclk;
+/* The fast paths' line (record_internal.h), its fields' names. */
+struct cutap_hotline cutap_hotline = {.slots = cutap_hot};
+_Static_assert(offsetof(struct cutap_hotline, rclk) == 0 && offsetof(struct cutap_hotline, no_kernel_names) == 4 &&
+                   offsetof(struct cutap_hotline, tls_off) == 8 && offsetof(struct cutap_hotline, slots) == 16,
+               "the fields are named at these offsets");
+_Static_assert(sizeof(struct cutap_hotline) == 64, "the line is the fast paths' own");
+__asm__(".globl cutap_rclk\n\t.hidden cutap_rclk\n\t.type cutap_rclk,@object\n\t.size cutap_rclk,4\n\t"
+        ".set cutap_rclk, cutap_hotline\n\t"
+        ".globl cutap_no_kernel_names\n\t.hidden cutap_no_kernel_names\n\t.type cutap_no_kernel_names,@object\n\t"
+        ".size cutap_no_kernel_names,4\n\t.set cutap_no_kernel_names, cutap_hotline+4\n\t"
+        ".globl cutap_fp_tls_off\n\t.hidden cutap_fp_tls_off\n\t.type cutap_fp_tls_off,@object\n\t"
+        ".size cutap_fp_tls_off,8\n\t.set cutap_fp_tls_off, cutap_hotline+8\n\t"
+        ".globl cutap_fp_slots\n\t.hidden cutap_fp_slots\n\t.type cutap_fp_slots,@object\n\t"
+        ".size cutap_fp_slots,8\n\t.set cutap_fp_slots, cutap_hotline+16");
+/* The thread state's offset from the thread pointer, before anything can
+ * hand a fast path out (the core's constructors run before its first
+ * refresh; initial-exec TLS is at one offset in every thread). */
+__attribute__((constructor(101))) static void hotline_init(void)
+{
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    cutap_hotline.tls_off = (intptr_t)((uintptr_t)&cutap_tls - tp);
+}
 /* A (ticks, ns) pair taken when the TSC was chosen; from the forbidding
  * on, an anchor pair and the rate, measured over the process's life so
  * far, that turn CLOCK_MONOTONIC into ticks continuing the counter. */
@@ -86,6 +108,14 @@ void cutap_rec_clock_choose(void)
     }
     __atomic_store_n(&cutap_rclk, !cutap_rec_tsc ? CUTAP_RCLK_NS : diag_counter ? CUTAP_RCLK_DIAG : CUTAP_RCLK_TSC,
                      __ATOMIC_RELEASE);
+}
+
+uint64_t cutap_rec_clock_other(void)
+{
+    int m = __atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED);
+    if (m == CUTAP_RCLK_TSC)   /* (it changed since the caller looked) */
+        return __rdtsc();
+    return m == CUTAP_RCLK_NS ? cutap_now_ns() : cutap_rec_clock_converted();
 }
 
 uint64_t cutap_rec_clock_converted(void)

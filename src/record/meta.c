@@ -105,6 +105,11 @@ void rec_name_id_slow(uint32_t id)
     }
     rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len);
     rec_note_layer(layer);
+    /* its trace fast path, which is handed out to named ids only (it does
+     * not check: one line fewer a call, issue #27); if a refresh is under
+     * way, the id's calls stay on the general path until its next one */
+    if (id < CUTAP_STATIC_COUNT && __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE) == 1)
+        (void)cutap_refresh_id_try(id);
 }
 
 /* The kernel behind a launch, named once per handle: the driver's own name
@@ -153,6 +158,7 @@ void rec_meta_after_fork(void)
 {
     for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
         atomic_store_explicit(&cutap_named[i], 0, memory_order_relaxed);
+    cutap_fast_trace_forget();
     for (unsigned i = 0; i < CUTAP_LAYER_COUNT; i++)
         atomic_store_explicit(&rec_layer_noted[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < FUNC_SLOTS; i++)

@@ -23,18 +23,46 @@ extern int cutap_rec_tsc;   /* the file's clock is the TSC (ticks), else ns */
  * CLOCK_MONOTONIC turned into ticks. One load and one test on the common
  * path, as before. */
 enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2, CUTAP_RCLK_DIAG = 3 };
-extern int cutap_rclk;
+extern int cutap_rclk __attribute__((visibility("hidden")));
+
+/* What every generated fast path reads besides its thread's state, its
+ * slot and its record, on one line of its own (clock.c; issue #27: in a
+ * program that runs its own code between two CUDA calls, each line a call
+ * needs is a likely miss). Its fields are read through names of their own
+ * (cutap_rclk, cutap_no_kernel_names, cutap_fp_tls_off, cutap_fp_slots:
+ * the first two stay what they were to the rest of the recorder and to the
+ * benchmarks that find cutap_rclk by name; and each load is one
+ * instruction relative to the code, where the struct's address in a
+ * register made the counting fast path a byte longer than 2 lines). */
+struct cutap_hotline {
+    int rclk;                       /* cutap_rclk */
+    int no_kernel_names;            /* cutap_no_kernel_names */
+    intptr_t tls_off;               /* cutap_tls's address less the thread pointer (%fs:0):
+                                       the same in every thread (the front's initial-exec block) */
+    struct cutap_hot_slot *slots;   /* the front's cutap_hot */
+} __attribute__((aligned(64)));
+/* (hidden: one load relative to the code, not an address then a load) */
+#define CUTAP_HOTLINE_VAR __attribute__((visibility("hidden")))
+extern struct cutap_hotline cutap_hotline CUTAP_HOTLINE_VAR;
+extern intptr_t cutap_fp_tls_off CUTAP_HOTLINE_VAR;
+extern struct cutap_hot_slot *cutap_fp_slots CUTAP_HOTLINE_VAR;
+/* The thread's state through %fs and the line above, not through the GOT
+ * (a load of cutap_tls's offset from a line of its own). */
+#define CUTAP_FS_TLS ((__seg_fs struct cutap_thread *)cutap_fp_tls_off)
 /* CUTAP_RCLK_DIAG (CUTAP_DIAG_CLOCK=counter, a cost diagnostic, issue
  * #27): a counter stands for the clock, so that what reading the clock
  * costs a traced program can be told from the rest; its times mean
  * nothing. Read through cutap_rec_clock_converted, out of line. */
 uint64_t cutap_rec_clock_converted(void);
+/* The clock read any way but the time-stamp counter's (clock.c). */
+uint64_t cutap_rec_clock_other(void);
 static inline __attribute__((always_inline)) uint64_t cutap_rec_clock(void)
 {
-    int m = __atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED);
-    if (__builtin_expect(m == CUTAP_RCLK_TSC, 1))
+    if (__builtin_expect(__atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED) == CUTAP_RCLK_TSC, 1))
         return __rdtsc();
-    return m == CUTAP_RCLK_NS ? cutap_now_ns() : cutap_rec_clock_converted();
+    /* (out of line, also CLOCK_MONOTONIC: a fast path keeps no frame for
+     * it, and its hot part stays within fewer lines) */
+    return cutap_rec_clock_other();
 }
 /* The clock of a (clock, CLOCK_MONOTONIC) pair, which tells readers and
  * counting mode the tick rate: under CUTAP_RCLK_DIAG the time-stamp
@@ -77,7 +105,7 @@ int cutap_filter_apply(int client, const char *expr);
  * its offset from the GOT). */
 #define cutap_rt (cutap_tls.rec)
 extern _Atomic uint8_t cutap_named[];   /* ids named in this file */
-extern int cutap_no_kernel_names;
+extern int cutap_no_kernel_names __attribute__((visibility("hidden")));   /* (cutap_hotline's) */
 extern uint64_t cutap_slow_ticks;
 void cutap_fp_name_function(uint64_t handle);
 
@@ -106,6 +134,29 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_res
     cutap_rec_prefetch(r + n);
     return r;
 }
+/* The same for a generated trace fast path: through %fs, and without the
+ * name check (refresh hands the fast path out to named ids only). */
+static inline __attribute__((always_inline)) int cutap_fp_reserve_fs(__seg_fs struct cutap_thread *th, unsigned n,
+                                                                     struct cutap_rec_call **rp)
+{
+    __seg_fs struct rec_thread *t = &th->rec;
+    struct cutap_rec_call *r = t->pos;
+    /* One test: the bytes left less those wanted, as an unsigned number,
+     * are below 256 GiB (a chunk is 256 KiB at most) only when there is
+     * room; fewer slots, no chunk (pos and end 0), or pos 0 beside an end
+     * (the distance from 0 to a mapping is far more; and rec_thread_drop
+     * clears end before pos, so that a signal handler on the thread never
+     * sees that) wrap or exceed it. */
+    if (__builtin_expect(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38, 0))
+        return 0;
+    t->pos = r + n;
+    cutap_rec_prefetch(r + n);
+    *rp = r;
+    return 1;
+}
+/* The real function of static id, for a fast path (the slot's: refresh
+ * set it before it handed the fast path out). */
+#define CUTAP_FP_REAL(id) (cutap_fp_slots[id].real)
 
 /* How the fast path counts a call of id: 0 not here (an entry not tagged
  * untimed: cutap_fp_counter_untagged; no counter yet: the general path),
@@ -114,9 +165,10 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_res
  * calls are past the first 16 and its id is not slow, after each timed
  * call (count_retag), so that this is count_is_timed's decision. */
 struct cutap_counter *cutap_fp_counter_untagged(uint32_t id);
-static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, struct cutap_counter **c)
+static inline __attribute__((always_inline)) int cutap_fp_counter(__seg_fs struct cutap_thread *th, uint32_t id,
+                                                                  struct cutap_counter **c)
 {
-    struct rec_thread *t = &cutap_rt;
+    __seg_fs struct rec_thread *t = &th->rec;
     struct cutap_counter **tab = t->tab;
     uintptr_t p;
     uint32_t cd;

@@ -20,7 +20,8 @@ static int fast_rec;                   /* the generated fast paths serve the rec
 static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client = -1;
 static uint32_t ranges_entered;   /* recording turned on (header capture_ranges) */
-int cutap_no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
+/* cutap_no_kernel_names (cutap_hotline, clock.c): CUTAP_KERNEL_NAMES=0, the
+ * recorder makes no driver call of its own */
 /* Counting mode: the mean duration, in clock units, from which every call
  * of an id is timed (1 us; set with the file's calibration pair, before
  * any counter exists), and CUTAP_STAT_TIMING=all (every call timed). */

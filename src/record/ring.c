@@ -177,7 +177,7 @@ char *rec_ring_take(struct rec_thread *t)
     ring_leave(t, 0);
     /* the chunk given back is no longer this thread's to write, whether or
      * not a new one is found */
-    t->pos = t->end = NULL;
+    rec_thread_drop(t);
     /* a thread whose exit destructor ran already (a later destructor makes
      * a CUDA call): asked again, so that this chunk goes back too */
     if (t->gone)

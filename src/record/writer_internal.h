@@ -171,6 +171,16 @@ static inline struct cutap_rec_call *rec_reserve(unsigned n)
     return r;
 }
 
+/* The thread's chunk given up: its end cleared before its position, so
+ * that a signal handler's call on the thread never finds a position of 0
+ * beside an end (cutap_fp_reserve_fs's one test relies on it). */
+static inline void rec_thread_drop(struct rec_thread *t)
+{
+    t->end = NULL;
+    atomic_signal_fence(memory_order_seq_cst);
+    t->pos = NULL;
+}
+
 /* --- meta.c ------------------------------------------------------------- */
 
 extern _Atomic uint8_t rec_layer_noted[CUTAP_LAYER_COUNT];

@@ -288,7 +288,7 @@ void *cutap_lib_resolve(uint32_t id)
     void *resolver = cutap_lib_resolver(id);
     cutap_lib_ensure(layer);
     for (;;) {
-        void *hot = atomic_load(&cutap_hot[id]);
+        void *hot = atomic_load(&cutap_hot[id].to);
         if (hot != resolver)
             return hot ? hot : cutap_static_wrapper(id);   /* NULL: the typed slow path */
         if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) != 1) {

@@ -24,7 +24,9 @@
 #          STEP_AB3=CYCLES, default 120, windows of STEP_W=20 steps), under
 #          cutap trace with the CUPTI subscriber injected, STEP3_PROCS
 #          (default 2) processes pinned to core 4 and to cores 4-7
-#          (STEP3_PINS); STEP3_CUTAP="stat" (or "trace --ring 1M", ...)
+#          (STEP3_PINS); AB_OLD_TAR as for ab (old and new builds
+#          alternate AB_ROUNDS times, default 2, each summed up on its
+#          own); STEP3_CUTAP="stat" (or "trace --ring 1M", ...)
 #          runs another recording (default "trace"); STEP_AB3_ON,
 #          STEP_AB3_CONTROL and STEP_AB3_WAY2=diagclock (the third way is
 #          cutap with a counter for its clock, not CUPTI) pass through
@@ -38,6 +40,11 @@ export PATH=/usr/local/cuda/bin:$PATH
 what=${1:-cost}
 cyc=${2:-5}
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
+# AB_OLD_TAR's tree built in $O (ab, step3)
+build_old() {
+  O=$(mktemp -d /tmp/cutap-old.XXXXXX)
+  tar -xzf "$AB_OLD_TAR" -C "$O" && (cd "$O" && make -s -j"$(nproc)" lib >/dev/null 2>&1) || { echo "cannot build $AB_OLD_TAR"; return 1; }
+}
 case $what in
 cost)
   tests/gpu/build.sh >/dev/null || exit 1
@@ -63,13 +70,12 @@ ab)
     # of the tree to compare (an untracked file travels with the working
     # tree); built here, then old and new alternate AB_ROUNDS (default 3)
     # times a pinning, stat and cudaGetDevice rows only.
-    O=$(mktemp -d /tmp/cutap-old.XXXXXX)
-    tar -xzf "$AB_OLD_TAR" -C "$O" && (cd "$O" && make -s -j"$(nproc)" lib >/dev/null 2>&1) || { echo "ab: cannot build $AB_OLD_TAR"; exit 1; }
+    build_old || exit 1
     for pin in ${AB_PINS:-0 0-3}; do
       for r in $(seq "${AB_ROUNDS:-3}"); do
         for v in old new; do
           L=$PWD/build/libcutap.so; [ $v = old ] && L=$O/build/libcutap.so
-          echo "-- $v, build/gpu/abcall $cyc 2, pinned to $pin, round $r"
+          echo "-- $v, build/gpu/abcall $cyc 2, pinned to $pin, round $r${ABCALL_POLLUTE:+, $ABCALL_POLLUTE KiB touched between calls}"
           env LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$L \
             CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/abcall "$cyc" 2 | grep -E '^(stat|trace) '
         done
@@ -89,15 +95,27 @@ step3)
   W=$(mktemp -d /tmp/cutap-step3.XXXXXX)
   REF=$PWD/build/gpu/libcupti_ref.so
   echo "-- cutap ${STEP3_CUTAP:-trace}${STEP_AB3_ON:+, on only for '$STEP_AB3_ON'}${STEP_AB3_CONTROL:+, the control}"
+  # with AB_OLD_TAR: old and new builds alternate AB_ROUNDS (default 2)
+  # times, STEP3_PROCS processes each, and each is summed up on its own
+  vers=new; rounds=1
+  if [ -n "${AB_OLD_TAR:-}" ]; then build_old || exit 1; vers="old new"; rounds=${AB_ROUNDS:-2}; fi
   for pin in ${STEP3_PINS:-4 4-7}; do
-    for i in $(seq "${STEP3_PROCS:-2}"); do
-      CUDA_INJECTION64_PATH=$REF CUTAP_REF_LIB=$REF STEP_AB3=$cyc timeout 500 taskset -c $pin \
-        build/cutap ${STEP3_CUTAP:-trace} -o "$W/t$pin.$i" -- python3 bench/gpu/torch_steps.py "${STEP_W:-20}" >"$W/o$pin.$i" 2>"$W/e$pin.$i"
-      grep -q ab3_median "$W/o$pin.$i" || { echo "step3 $pin process $i failed:"; tail -5 "$W/o$pin.$i" "$W/e$pin.$i"; }
-      sed -n 's/^ab3_usage/  process '"$i"':/p' "$W/o$pin.$i"
+    for r in $(seq "$rounds"); do
+      for v in $vers; do
+        L=$PWD/build/libcutap.so; [ $v = old ] && L=$O/build/libcutap.so
+        for i in $(seq "${STEP3_PROCS:-2}"); do
+          f=$pin.$v.$r.$i
+          CUTAP_LIBRARY=$L CUDA_INJECTION64_PATH=$REF CUTAP_REF_LIB=$REF STEP_AB3=$cyc timeout 500 taskset -c $pin \
+            build/cutap ${STEP3_CUTAP:-trace} -o "$W/t$f" -- python3 bench/gpu/torch_steps.py "${STEP_W:-20}" >"$W/o$f" 2>"$W/e$f"
+          grep -q ab3_median "$W/o$f" || { echo "step3 $pin $v process $i failed:"; tail -5 "$W/o$f" "$W/e$f"; }
+          sed -n 's/^ab3_usage/  '"$v"' round '"$r"' process '"$i"':/p' "$W/o$f"
+        done
+      done
     done
     way2=CUPTI; [ "${STEP_AB3_WAY2:-}" = diagclock ] && way2="trace, counter clock"
-    cat "$W"/o$pin.* | awk -v pin=$pin -v way2="$way2" '
+    for v in $vers; do
+    [ "$vers" = new ] || echo "-- build: $v"
+    cat "$W"/o$pin.$v.* | awk -v pin=$pin -v way2="$way2" '
       /^ab3 / {c[++n] = $2; u[n] = $3; off = off + $5}
       /^ab3_median/ {pm = pm sprintf(" %+.1f/%+.1f", ($2 - 1) * 100, ($3 - 1) * 100)}
       function sort(v,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } }
@@ -113,8 +131,9 @@ step3)
         printf "  per process (trace/CUPTI):%s\n", pm
         printf "  target (issue #27): trace <= 8 %%: %s; better than CUPTI: %s\n", (1 - med(c) <= 0.08) ? "met" : "NOT met", (med(c) > med(u)) ? "met" : "NOT met"
       }'
+    done
   done
-  rm -rf "$W" ;;
+  rm -rf "$W" ${O:+"$O"} ;;
 readers)
   make -s -j"$(nproc)" lib cli build/bench/passthrough build/fake/libcuda.so.1 >/dev/null || exit 1
   W=$(mktemp -d /tmp/cutap-i27.XXXXXX)
