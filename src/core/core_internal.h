@@ -449,9 +449,14 @@ extern int cutap_fast_kind;
  * the general path, writes its name; then it refreshes the id, since a
  * trace fast path is handed out only to a named id: it does not check) */
 extern _Atomic uint8_t cutap_named[];
-/* refresh_id where no refresh is under way (a trylock: the naming thread
- * may be inside one, or a signal handler on a thread that is); 0 done */
-int cutap_refresh_id_try(uint32_t id);
+/* refresh_id after the id was named, unless this thread is inside a
+ * refresh already (a signal handler's call on a thread that holds the
+ * lock: -1, the id stays on the general path until its next refresh);
+ * else it waits for the lock, so that a refresh under way on another
+ * thread, which may have read the id as not named, is followed by this
+ * one (a trylock left ids on the general path for good: helper-24's
+ * review) */
+int cutap_refresh_id_named(uint32_t id);
 /* A forked child (single-threaded), before its file names anything: every
  * trace fast path back to the general path, which names each id again. */
 void cutap_fast_trace_forget(void);

@@ -103,19 +103,23 @@ void *cutap_core_entry(uint32_t id)
     return atomic_load(&cutap_hot[id].to);
 }
 
+/* (cutap_tls.refreshing: this thread holds refresh_lock; refresh_locked
+ * waits on nothing and makes no intercepted call, so only a signal
+ * handler on the holding thread can come back here while it is held) */
 void cutap_refresh_id(uint32_t id)
 {
     pthread_mutex_lock(&refresh_lock);
+    cutap_tls.refreshing = 1;
     refresh_locked(id);
+    cutap_tls.refreshing = 0;
     pthread_mutex_unlock(&refresh_lock);
 }
 
-int cutap_refresh_id_try(uint32_t id)
+int cutap_refresh_id_named(uint32_t id)
 {
-    if (pthread_mutex_trylock(&refresh_lock))
+    if (cutap_tls.refreshing)
         return -1;
-    refresh_locked(id);
-    pthread_mutex_unlock(&refresh_lock);
+    cutap_refresh_id(id);
     return 0;
 }
 
@@ -350,8 +354,9 @@ static inline void run_post(struct cutap_icall *call, unsigned mask)
  * id that a client wanted took the general path (cutap_dispatch) or the
  * untyped trampoline's callbacks, not a fast path; written at exit to DEST
  * ("stderr" or a path, %p the pid: cutap_open_output), by the process that
- * asked (a forked child's counts began as the parent's). Off: one load a
- * general call. */
+ * asked, and by a forked child that exits through exit() where DEST names
+ * the pid (its counts start at 0 at the fork; without %p it would write
+ * over its parent's). Off: one load a general call. */
 #define DIAG_IDS 65536
 static _Atomic uint64_t (*diag_paths)[DIAG_IDS];
 static pid_t diag_pid;
@@ -372,12 +377,21 @@ static void diag_print(void)
             }
     close(fd);
 }
+static void diag_child(void)
+{
+    if (!diag_paths || !strstr(diag_dest, "%p"))
+        return;
+    memset(diag_paths, 0, 2 * sizeof *diag_paths);
+    diag_pid = getpid();
+}
 void cutap_diag_paths_start(const char *dest)
 {
     diag_pid = getpid();
     diag_dest = dest;
-    if ((diag_paths = calloc(2, sizeof *diag_paths)))
+    if ((diag_paths = calloc(2, sizeof *diag_paths))) {
         atexit(diag_print);
+        pthread_atfork(NULL, NULL, diag_child);
+    }
 }
 static inline void diag_note(int k, uint32_t id)
 {

@@ -145,8 +145,7 @@ static int tail_take(struct rec_thread *t, unsigned n)
     prctl(PR_GET_NAME, name);
     memcpy(m->text, name, 16);
     __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
-    t->pos = pos + 1;
-    t->end = end;
+    rec_thread_set(t, pos + 1, end);
     return 1;
 }
 
@@ -163,8 +162,7 @@ __attribute__((noinline)) struct cutap_rec_call *rec_reserve_slow(unsigned n)
         char *c = rec_chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
         if (!c)
             return NULL;
-        t->pos = (struct cutap_rec_call *)(c + CUTAP_SLOT);
-        t->end = (struct cutap_rec_call *)(c + rec_file.csize);
+        rec_thread_set(t, (struct cutap_rec_call *)(c + CUTAP_SLOT), (struct cutap_rec_call *)(c + rec_file.csize));
     }
     struct cutap_rec_call *r = t->pos;
     t->pos = r + n;

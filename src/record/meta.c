@@ -106,10 +106,9 @@ void rec_name_id_slow(uint32_t id)
     rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len);
     rec_note_layer(layer);
     /* its trace fast path, which is handed out to named ids only (it does
-     * not check: one line fewer a call, issue #27); if a refresh is under
-     * way, the id's calls stay on the general path until its next one */
+     * not check: one line fewer a call, issue #27) */
     if (id < CUTAP_STATIC_COUNT && __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE) == 1)
-        (void)cutap_refresh_id_try(id);
+        (void)cutap_refresh_id_named(id);
 }
 
 /* The kernel behind a launch, named once per handle: the driver's own name

@@ -171,14 +171,25 @@ static inline struct cutap_rec_call *rec_reserve(unsigned n)
     return r;
 }
 
-/* The thread's chunk given up: its end cleared before its position, so
- * that a signal handler's call on the thread never finds a position of 0
- * beside an end (cutap_fp_reserve_fs's one test relies on it). */
+/* The thread's chunk given up, or another one taken: the end cleared
+ * before the position changes and set after, so that a signal handler's
+ * call on the thread never finds a position beside an end not its own
+ * (between them it finds an end of 0, which cutap_fp_reserve_fs's one test
+ * refuses; the general path's rec_reserve then writes at the new
+ * position, which its interrupted taker reads again afterwards). */
 static inline void rec_thread_drop(struct rec_thread *t)
 {
     t->end = NULL;
     atomic_signal_fence(memory_order_seq_cst);
     t->pos = NULL;
+}
+static inline void rec_thread_set(struct rec_thread *t, struct cutap_rec_call *pos, struct cutap_rec_call *end)
+{
+    t->end = NULL;
+    atomic_signal_fence(memory_order_seq_cst);
+    t->pos = pos;
+    atomic_signal_fence(memory_order_seq_cst);
+    t->end = end;
 }
 
 /* --- meta.c ------------------------------------------------------------- */

@@ -5,7 +5,8 @@
 # general path, which names the id in the child's file first. t_fork warm:
 # both make 5 cuCtxGetCurrent, the parent before the fork (its fast path
 # taken); the child's file must name them (without the child's reset the
-# child's calls are recorded under an id its file never names).
+# child's calls are recorded under an id its file never names), and each
+# process takes the fast path after its own first call.
 . "$(dirname "$0")/../../lib/init.sh"
 
 "$CUTAP" trace -o "$WORK/tw" -- $T/t_fork warm >"$WORK/tw.out" 2>&1 || { cat "$WORK/tw.out" >&2; exit 1; }
@@ -21,9 +22,15 @@ for f in "$WORK"/tw/*; do
     "$CUTAP" dump "$f" >"$WORK/tw.dump" 2>&1 || { cat "$WORK/tw.dump" >&2; exit 1; }
     ! grep -q "id#[0-9]" "$WORK/tw.dump" || { say "  $f has unnamed calls:"; head "$WORK/tw.dump" >&2; exit 1; }
 done
-# the fast path was taken in the parent after the first call (CUTAP_DIAG_PATHS
-# is written by the process that set it)
-CUTAP_DIAG_PATHS="$WORK/dw" CUTAP_TRACE="$WORK/tw2" LD_PRELOAD=$LIB $T/t_fork warm >/dev/null || exit 1
-n=$(awk '$3 == "general" && $4 == "cuCtxGetCurrent" { c = $5 } END { print c + 0 }' "$WORK/dw")
-[ "$n" = 1 ] || { say "  parent: $n of 5 cuCtxGetCurrent calls took the general path (want the first only)"; cat "$WORK/dw" >&2; exit 1; }
+# the fast path was taken after each process's first call in its file
+# (CUTAP_DIAG_PATHS with %p: the child, which leaves through exit() in
+# warm mode, writes its own counts, from the fork on)
+rm -f "$WORK"/dw.*
+CUTAP_DIAG_PATHS="$WORK/dw.%p" CUTAP_TRACE="$WORK/tw2" LD_PRELOAD=$LIB $T/t_fork warm >"$WORK/tw2.out" || exit 1
+parent=$(sed -n 's/^parent \([0-9]*\):.*/\1/p' "$WORK/tw2.out"); child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$WORK/tw2.out")
+for p in "$parent" "$child"; do
+    [ -f "$WORK/dw.$p" ] || { say "  no CUTAP_DIAG_PATHS counts of process $p:"; ls "$WORK" >&2; exit 1; }
+    n=$(awk '$3 == "general" && $4 == "cuCtxGetCurrent" { c = $5 } END { print c + 0 }' "$WORK/dw.$p")
+    [ "$n" = 1 ] || { say "  process $p: $n of 5 cuCtxGetCurrent calls took the general path (want the first only)"; cat "$WORK/dw.$p" >&2; exit 1; }
+done
 exit 0
