@@ -219,6 +219,9 @@ struct cli_par {
      * entry at (dump --failed: counting only the callers shown) */
     uint16_t (*depth)(void *arg, const struct tr_call *c);
     void (*fmt)(void *w, FILE *f, const struct tr_call *c, size_t index, size_t n);
+    /* optional, on a worker after a block's last entry: a formatter that
+     * buffers its output writes it to the block's stream f */
+    void (*block_end)(void *w, FILE *f);
     void *(*init)(void *arg);
     void (*fini)(void *w);
     void *arg;

@@ -81,6 +81,8 @@ static void *worker(void *arg)
         rewind(b->f);
         for (unsigned i = 0; i < b->n; i++)
             par->fmt(w, b->f, &b->calls[i], b->index[i], b->first + i);
+        if (par->block_end)
+            par->block_end(w, b->f);
         int bad = fflush(b->f) || ferror(b->f);
         pthread_mutex_lock(&p->lock);
         b->state = bad ? 4 : 3;
