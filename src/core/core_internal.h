@@ -449,13 +449,10 @@ extern int cutap_fast_kind;
  * the general path, writes its name; then it refreshes the id, since a
  * trace fast path is handed out only to a named id: it does not check) */
 extern _Atomic uint8_t cutap_named[];
-/* refresh_id after the id was named, unless this thread is inside a
- * refresh already (a signal handler's call on a thread that holds the
- * lock: -1, the id stays on the general path until its next refresh);
- * else it waits for the lock, so that a refresh under way on another
- * thread, which may have read the id as not named, is followed by this
- * one (a trylock left ids on the general path for good: helper-24's
- * review) */
+/* refresh_id after the id was named, never waiting: now (0), or, while
+ * another refresh holds the lock (a signal handler's call on the thread
+ * that holds it included), by that refresh's holder before and after it
+ * lets go (1); -1 not a static id */
 int cutap_refresh_id_named(uint32_t id);
 /* A forked child (single-threaded), before its file names anything: every
  * trace fast path back to the general path, which names each id again. */

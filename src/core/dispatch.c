@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core_internal.h"
@@ -103,23 +104,57 @@ void *cutap_core_entry(uint32_t id)
     return atomic_load(&cutap_hot[id].to);
 }
 
-/* (cutap_tls.refreshing: this thread holds refresh_lock; refresh_locked
- * waits on nothing and makes no intercepted call, so only a signal
- * handler on the holding thread can come back here while it is held) */
+/* Ids named while another refresh held the lock (cutap_refresh_id_named):
+ * a bit each, then the flag; whoever holds the lock refreshes them before
+ * it lets go, and looks again after (a bit set after that look is set
+ * before its setter's trylock, which then finds the lock free or held by
+ * another who looks in turn). So no naming waits: not a signal handler on
+ * the thread that holds the lock (the first version's blocking lock made
+ * that a deadlock: helper-25's review), nor a thread behind a holder that
+ * never comes back (a handler that longjmps out, a thread stopped by the
+ * program's own stop-the-world); and no id is left on the general path
+ * because a refresh was under way (a plain trylock did that: helper-24's
+ * review, trace_first_names_race). */
+static _Atomic uint64_t pending[(CUTAP_STATIC_COUNT + 63) / 64];
+static _Atomic int any_pending;
+
+static void drain_locked(void)
+{
+    while (atomic_exchange(&any_pending, 0))
+        for (size_t w = 0; w < sizeof pending / sizeof pending[0]; w++)
+            for (uint64_t m = atomic_exchange(&pending[w], 0); m; m &= m - 1)
+                refresh_locked((uint32_t)(w * 64 + (unsigned)__builtin_ctzll(m)));
+}
+
+static void unlock_refresh(void)
+{
+    drain_locked();
+    pthread_mutex_unlock(&refresh_lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    while (atomic_load(&any_pending) && !pthread_mutex_trylock(&refresh_lock)) {
+        drain_locked();
+        pthread_mutex_unlock(&refresh_lock);
+        atomic_thread_fence(memory_order_seq_cst);
+    }
+}
+
 void cutap_refresh_id(uint32_t id)
 {
     pthread_mutex_lock(&refresh_lock);
-    cutap_tls.refreshing = 1;
     refresh_locked(id);
-    cutap_tls.refreshing = 0;
-    pthread_mutex_unlock(&refresh_lock);
+    unlock_refresh();
 }
 
 int cutap_refresh_id_named(uint32_t id)
 {
-    if (cutap_tls.refreshing)
+    if (id >= CUTAP_STATIC_COUNT)
         return -1;
-    cutap_refresh_id(id);
+    atomic_fetch_or(&pending[id / 64], (uint64_t)1 << (id % 64));
+    atomic_store(&any_pending, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (pthread_mutex_trylock(&refresh_lock))
+        return 1;   /* its holder refreshes it */
+    unlock_refresh();
     return 0;
 }
 
@@ -379,16 +414,18 @@ static void diag_print(void)
 }
 static void diag_child(void)
 {
-    if (!diag_paths || !strstr(diag_dest, "%p"))
+    /* (zero pages again, touched only where counted: no 1 MiB a fork) */
+    if (!diag_paths || !strstr(diag_dest, "%p") || madvise(diag_paths, 2 * sizeof *diag_paths, MADV_DONTNEED))
         return;
-    memset(diag_paths, 0, 2 * sizeof *diag_paths);
     diag_pid = getpid();
 }
 void cutap_diag_paths_start(const char *dest)
 {
     diag_pid = getpid();
     diag_dest = dest;
-    if ((diag_paths = calloc(2, sizeof *diag_paths))) {
+    void *m = mmap(NULL, 2 * sizeof *diag_paths, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+        diag_paths = m;
         atexit(diag_print);
         pthread_atfork(NULL, NULL, diag_child);
     }

@@ -350,7 +350,6 @@ struct cutap_thread {
                                                     runtime call being reported at its entry (record/gpu.c) */
     uint8_t env_busy;                            /* record/env.c: a lookup being recorded (a signal
                                                     handler's lookup then passes through) */
-    uint8_t refreshing;                          /* core/dispatch.c: this thread holds the refresh lock */
     struct cutap_ioc_blk *ioc_blk;               /* resolve/ioctl.c: the block of the RM call under way
                                                     (record/params.c) */
     struct {                                     /* resolve/ioctl_maps.c: the object this thread's last

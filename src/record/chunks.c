@@ -48,17 +48,24 @@ static void thread_exit(void *v)
     (void)v;
     struct rec_thread *t = &cutap_rt;
     if (rec_ring.n) {
+        rec_thread_drop(t);   /* (first: as below) */
         rec_ring_release_all(t);   /* a ring's chunks are never passed on: they are reused */
-    } else if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&rec_file.dead)) {
-        pthread_mutex_lock(&tail_lock);
-        if (ntails < TAILS_MAX) {
-            tails[ntails].pos = t->pos;
-            tails[ntails].end = t->end;
-            __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
+    } else {
+        /* (dropped before the tail is given away: a signal handler's call
+         * then takes a chunk of its own, never writes into a tail another
+         * thread may have taken) */
+        struct cutap_rec_call *pos = t->pos, *end = t->end;
+        rec_thread_drop(t);
+        if (pos && end - pos >= TAIL_MIN && !atomic_load(&rec_file.dead)) {
+            pthread_mutex_lock(&tail_lock);
+            if (ntails < TAILS_MAX) {
+                tails[ntails].pos = pos;
+                tails[ntails].end = end;
+                __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
+            }
+            pthread_mutex_unlock(&tail_lock);
         }
-        pthread_mutex_unlock(&tail_lock);
     }
-    rec_thread_drop(t);
     if (t->tab)
         munmap(t->tab, TAB_BYTES);
     t->tab = NULL;

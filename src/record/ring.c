@@ -174,10 +174,11 @@ char *rec_ring_take(struct rec_thread *t)
     uint32_t req = fh ? __atomic_load_n(&fh->freeze_request, __ATOMIC_ACQUIRE) : 0;
     if (CUTAP_UNLIKELY(req) && !(atomic_load(&cutap_cap_block) & CB_FROZEN))
         cutap_rec_freeze(req == CUTAP_FREEZE_PEER ? CUTAP_FREEZE_PEER : CUTAP_FREEZE_REQUEST, 0, 0);
-    ring_leave(t, 0);
     /* the chunk given back is no longer this thread's to write, whether or
-     * not a new one is found */
+     * not a new one is found (dropped first: a signal handler's call
+     * between them must not write into a chunk already given back) */
     rec_thread_drop(t);
+    ring_leave(t, 0);
     /* a thread whose exit destructor ran already (a later destructor makes
      * a CUDA call): asked again, so that this chunk goes back too */
     if (t->gone)

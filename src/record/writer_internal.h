@@ -164,7 +164,10 @@ static inline struct cutap_rec_call *rec_reserve(unsigned n)
 {
     struct rec_thread *t = &cutap_rt;
     struct cutap_rec_call *r = t->pos;
-    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n))
+    /* (the fast paths' one test, cutap_fp_reserve_fs: also refuses an end
+     * of 0 beside a position, which a signal handler's call finds while
+     * its thread changes chunks: rec_thread_set, rec_thread_drop) */
+    if (CUTAP_UNLIKELY(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38))
         return rec_reserve_slow(n);
     t->pos = r + n;
     cutap_rec_prefetch(r + n);
@@ -174,9 +177,10 @@ static inline struct cutap_rec_call *rec_reserve(unsigned n)
 /* The thread's chunk given up, or another one taken: the end cleared
  * before the position changes and set after, so that a signal handler's
  * call on the thread never finds a position beside an end not its own
- * (between them it finds an end of 0, which cutap_fp_reserve_fs's one test
- * refuses; the general path's rec_reserve then writes at the new
- * position, which its interrupted taker reads again afterwards). */
+ * (between them it finds an end of 0, which both rec_reserve and
+ * cutap_fp_reserve_fs refuse: the handler's call takes a chunk of its own,
+ * helper-25's review found the general path's old test let it write past
+ * the full chunk's end). */
 static inline void rec_thread_drop(struct rec_thread *t)
 {
     t->end = NULL;

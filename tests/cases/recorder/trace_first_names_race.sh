@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Under trace, a function's first call names it in the file and then
-# hands out its fast path; every later call takes the fast path, also
-# when its first call came while another thread's refresh was under way
-# (issue #27: a trylock there left an id on the general path for good in
-# about 1 run of 12). t_first_names: 8 threads make the first calls of 50
-# functions at once; 30 runs, CUTAP_DIAG_PATHS counting each function's
-# calls on the general path: 1 each (the first), never more.
+# hands out its fast path, also when it came while another thread's
+# refresh held the lock (issue #27: a plain trylock there left an id on
+# the general path for good in about 1 run of 12; now the holder
+# refreshes it before and after it lets go). t_first_names: 8 threads
+# make the first and second calls of 50 functions at once, then the main
+# thread 3 more of each; 30 runs, CUTAP_DIAG_PATHS counting each
+# function's calls on the general path: the first, perhaps the second
+# (made before the holder got to it), never the main thread's.
 . "$(dirname "$0")/../../lib/init.sh"
 
 for i in $(seq 30); do
@@ -16,7 +18,7 @@ for i in $(seq 30); do
     [ "${n:-0}" -ge 40 ] || { say "  run $i: only ${n:-0} functions found"; exit 1; }
     named=$(awk '$3 == "general"' "$WORK/d" | wc -l)
     [ "$named" -ge "$n" ] || { say "  run $i: $named functions on the general path, want each of $n once (its first call)"; cat "$WORK/d" >&2; exit 1; }
-    stuck=$(awk '$3 == "general" && $4 != "cuInit" && $5 > 1 { printf " %s=%s", $4, $5 }' "$WORK/d")
-    [ -z "$stuck" ] || { say "  run $i: calls on the general path after the first (of 5):$stuck"; exit 1; }
+    stuck=$(awk '$3 == "general" && $4 != "cuInit" && $5 > 2 { printf " %s=%s", $4, $5 }' "$WORK/d")
+    [ -z "$stuck" ] || { say "  run $i: the main thread's calls on the general path (of 5 a function):$stuck"; exit 1; }
 done
 exit 0
