@@ -116,18 +116,24 @@ CUTAP_FORK_SAFE(range_lock)
 
 static void range_enter(void)
 {
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
     pthread_mutex_lock(&range_lock);
     if (atomic_fetch_add(&active, 1) == 0)
         cutap_capture_update(0, CB_OUTSIDE);
     pthread_mutex_unlock(&range_lock);
+    rec_sig_restore(blocked, &old);
 }
 
 static void range_leave(void)
 {
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
     pthread_mutex_lock(&range_lock);
     if (atomic_load(&active) > 0 && atomic_fetch_sub(&active, 1) == 1)
         cutap_capture_update(CB_OUTSIDE, 0);
     pthread_mutex_unlock(&range_lock);
+    rec_sig_restore(blocked, &old);
 }
 
 /* NVTX: per thread, the push range of that name it is inside (the

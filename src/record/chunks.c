@@ -57,6 +57,8 @@ static void thread_exit(void *v)
         struct cutap_rec_call *pos = t->pos, *end = t->end;
         rec_thread_drop(t);
         if (pos && end - pos >= TAIL_MIN && !atomic_load(&rec_file.dead)) {
+            sigset_t old;
+            int blocked = rec_sig_block(&old);
             pthread_mutex_lock(&tail_lock);
             if (ntails < TAILS_MAX) {
                 tails[ntails].pos = pos;
@@ -64,6 +66,7 @@ static void thread_exit(void *v)
                 __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
             }
             pthread_mutex_unlock(&tail_lock);
+            rec_sig_restore(blocked, &old);
         }
     }
     if (t->tab)
@@ -161,18 +164,25 @@ static int tail_take(struct rec_thread *t, unsigned n)
 __attribute__((noinline)) struct cutap_rec_call *rec_reserve_slow(unsigned n)
 {
     struct rec_thread *t = &cutap_rt;
-    if (atomic_load_explicit(&rec_file.dead, memory_order_relaxed) || rec_file_ensure())
+    if (atomic_load_explicit(&rec_file.dead, memory_order_relaxed))
         return NULL;
+    sigset_t old;
+    int blocked = rec_sig_block(&old);   /* (the whole switch: rec_sig_block) */
+    struct cutap_rec_call *r = NULL;
+    if (rec_file_ensure())
+        goto out;
     if (CUTAP_UNLIKELY(!t->tid))
         rec_thread_init(t);
     if (t->gone || !tail_take(t, n)) {
         char *c = rec_chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
         if (!c)
-            return NULL;
+            goto out;
         rec_thread_set(t, (struct cutap_rec_call *)(c + CUTAP_SLOT), (struct cutap_rec_call *)(c + rec_file.csize));
     }
-    struct cutap_rec_call *r = t->pos;
+    r = t->pos;
     t->pos = r + n;
+out:
+    rec_sig_restore(blocked, &old);
     return r;
 }
 

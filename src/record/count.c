@@ -61,6 +61,8 @@ __attribute__((noinline)) struct cutap_counter *rec_counter_slow(struct rec_thre
         t->tab = m;
     }
     struct cutap_counter_entry *e = NULL;
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
     pthread_mutex_lock(&ent_lock);
     if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
         ent_chunk = rec_chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
@@ -69,6 +71,7 @@ __attribute__((noinline)) struct cutap_counter *rec_counter_slow(struct rec_thre
     if (ent_chunk)
         e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
     pthread_mutex_unlock(&ent_lock);
+    rec_sig_restore(blocked, &old);
     if (!e)
         return NULL;
     e->tid = t->tid;

@@ -400,9 +400,12 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
          * calling us, so the pair is written here, as CUPTI would */
         struct cutap_rec_gpu g = {.nslots = 1, .type = CUTAP_GPU_CORR, .correlation = cc, .start = ext,
                                   .device = EXT_KIND};
+        sigset_t old;
+        int blocked = rec_sig_block(&old);
         pthread_mutex_lock(&w_lock);
         int ok = !atomic_load(&rec_file.dead) && write_gpu(&g) > 0;
         pthread_mutex_unlock(&w_lock);
+        rec_sig_restore(blocked, &old);
         if (rec_file.hdr)
             header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
         *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);

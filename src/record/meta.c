@@ -26,6 +26,8 @@ static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cutap_rec_call *meta_reserve(unsigned n)
 {
     struct cutap_rec_call *r = NULL;
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
     pthread_mutex_lock(&meta_lock);
     if (!meta_chunk || meta_pos + n > rec_file.csize / CUTAP_SLOT) {
         meta_chunk = rec_chunk_take(&cutap_rt, CUTAP_CHUNK_META, 0);
@@ -36,6 +38,7 @@ static struct cutap_rec_call *meta_reserve(unsigned n)
         meta_pos += n;
     }
     pthread_mutex_unlock(&meta_lock);
+    rec_sig_restore(blocked, &old);
     return r;
 }
 

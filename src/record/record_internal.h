@@ -5,6 +5,8 @@
  * among themselves is in writer_internal.h. */
 #ifndef CUTAP_RECORD_INTERNAL_H
 #define CUTAP_RECORD_INTERNAL_H
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <x86intrin.h>
@@ -125,13 +127,22 @@ static inline __attribute__((always_inline)) void cutap_rec_prefetch(const struc
 /* n slots for a call of id, or NULL (the general path must take it). */
 static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_reserve(uint32_t id, unsigned n)
 {
-    struct rec_thread *t = &cutap_rt;
-    struct cutap_rec_call *r = t->pos;
-    if (__builtin_expect((size_t)(t->end - r) < n, 0) ||
+    struct cutap_thread *th = &cutap_tls;
+    struct rec_thread *t = &th->rec;
+    if (__builtin_expect(th->resv, 0) ||
         __builtin_expect(!atomic_load_explicit(&cutap_named[id], memory_order_relaxed), 0))
         return 0;
-    t->pos = r + n;
-    cutap_rec_prefetch(r + n);
+    th->resv = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    struct cutap_rec_call *r = t->pos;
+    if (__builtin_expect(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38, 0))
+        r = 0;
+    else
+        t->pos = r + n;
+    atomic_signal_fence(memory_order_seq_cst);
+    th->resv = 0;
+    if (r)
+        cutap_rec_prefetch(r + n);
     return r;
 }
 /* The same for a generated trace fast path: through %fs, and without the
@@ -140,6 +151,12 @@ static inline __attribute__((always_inline)) int cutap_fp_reserve_fs(__seg_fs st
                                                                      struct cutap_rec_call **rp)
 {
     __seg_fs struct rec_thread *t = &th->rec;
+    /* (th->resv: a signal handler's call interrupting this thread's own
+     * reservation takes none) */
+    if (__builtin_expect(th->resv, 0))
+        return 0;
+    th->resv = 1;
+    atomic_signal_fence(memory_order_seq_cst);
     struct cutap_rec_call *r = t->pos;
     /* One test: the bytes left less those wanted, as an unsigned number,
      * are below 256 GiB (a chunk is 256 KiB at most) only when there is
@@ -147,9 +164,13 @@ static inline __attribute__((always_inline)) int cutap_fp_reserve_fs(__seg_fs st
      * (the distance from 0 to a mapping is far more; and rec_thread_drop
      * clears end before pos, so that a signal handler on the thread never
      * sees that) wrap or exceed it. */
-    if (__builtin_expect(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38, 0))
+    int ok = !(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38);
+    if (__builtin_expect(ok, 1))
+        t->pos = r + n;
+    atomic_signal_fence(memory_order_seq_cst);
+    th->resv = 0;
+    if (__builtin_expect(!ok, 0))
         return 0;
-    t->pos = r + n;
     cutap_rec_prefetch(r + n);
     *rp = r;
     return 1;
@@ -199,6 +220,30 @@ static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_co
 #define CUTAP_FP_CAP(arg, len, state) \
     ((uint64_t)(len) | (uint64_t)8 << 16 | (uint64_t)(arg) << 32 | (uint64_t)CUTAP_CAP_OUT_BYTES << 40 | \
      (uint64_t)(state) << 48)
+
+/* The thread's signals blocked while the recorder holds a lock or changes
+ * the thread's chunk, restored after: a CUDA call from one of the
+ * program's signal handlers on the thread would otherwise wait for a lock
+ * its own thread holds, for ever (trace_signal_handler_calls: a handler's
+ * call that needed the next chunk waited on grow_lock, held by the chunk
+ * switch it had interrupted), or change the chunk under the switch. Two
+ * system calls a section: a chunk switch (thousands of records), a name,
+ * a counter, a capture change. Not in seccomp strict mode (no system call
+ * is allowed there; the recorder stopped before it, and holds its locks
+ * only for the rare records after). Returns whether it blocked. */
+static inline int rec_sig_block(sigset_t *old)
+{
+    if (&cutap_tsc_forbidden && __atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE) == 2)
+        return 0;
+    sigset_t all;
+    sigfillset(&all);
+    return !pthread_sigmask(SIG_BLOCK, &all, old);
+}
+static inline void rec_sig_restore(int blocked, const sigset_t *old)
+{
+    if (blocked)
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 /* The process's rank: RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID
  * (the first set); -1 when none is. */

@@ -44,6 +44,8 @@ void cutap_capture_update(uint32_t set, uint32_t clear)
 {
     if (rec_file.counts)
         return;
+    sigset_t sigs;
+    int blocked = rec_sig_block(&sigs);
     pthread_mutex_lock(&cap_lock);
     uint32_t old = atomic_load(&cutap_cap_block);
     uint32_t now = ((old | set) & ~clear) | (old & CB_FROZEN);
@@ -68,6 +70,7 @@ void cutap_capture_update(uint32_t set, uint32_t clear)
         }
     }
     pthread_mutex_unlock(&cap_lock);
+    rec_sig_restore(blocked, &sigs);
 }
 
 static struct {

@@ -162,14 +162,25 @@ void rec_thread_exit_again(void);
  * two chunks: the rest of a chunk that cannot hold it stays zero. */
 static inline struct cutap_rec_call *rec_reserve(unsigned n)
 {
-    struct rec_thread *t = &cutap_rt;
+    struct cutap_thread *th = &cutap_tls;
+    struct rec_thread *t = &th->rec;
+    /* a signal handler's call that interrupted this thread's reservation
+     * (cutap_thread.resv) takes none: NULL, counted lost */
+    if (CUTAP_UNLIKELY(th->resv))
+        return NULL;
+    th->resv = 1;
+    atomic_signal_fence(memory_order_seq_cst);
     struct cutap_rec_call *r = t->pos;
     /* (the fast paths' one test, cutap_fp_reserve_fs: also refuses an end
      * of 0 beside a position, which a signal handler's call finds while
      * its thread changes chunks: rec_thread_set, rec_thread_drop) */
-    if (CUTAP_UNLIKELY(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38))
+    int ok = !(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38);
+    if (CUTAP_LIKELY(ok))
+        t->pos = r + n;
+    atomic_signal_fence(memory_order_seq_cst);
+    th->resv = 0;
+    if (CUTAP_UNLIKELY(!ok))
         return rec_reserve_slow(n);
-    t->pos = r + n;
     cutap_rec_prefetch(r + n);
     return r;
 }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# CUDA calls from a signal handler while its thread makes its own, under
+# trace and stat (never harm): t_sig_calls makes 2,000,000 cuCtxGetCurrent
+# (hundreds of chunk changes) with a timer at the main thread every 20 us,
+# whose handler calls cuDeviceGetCount (its first call names the id from
+# the handler). The run ends (no hang: 60 s at most), every call succeeds,
+# and the trace holds every call of both, each once: a handler's record
+# written beyond its thread's chunk, into a chunk given away, or into the
+# slots of the call it interrupted is lost or overwritten (helper-25's
+# review found the first; this case found the others and a hang: the
+# handler's call waited on a lock its thread held). Where a handler's call
+# interrupts the thread's own taking of slots it takes none: counted lost,
+# so the trace's calls plus its losses make the handler's.
+. "$(dirname "$0")/../../lib/init.sh"
+
+for mode in trace stat; do
+    rm -rf "$WORK/$mode"
+    timeout 60 "$CUTAP" $mode -o "$WORK/$mode" -- $T/t_sig_calls 2000000 >"$WORK/$mode.out" 2>"$WORK/$mode.err" \
+        || { say "  $mode: status $?"; cat "$WORK/$mode.out" "$WORK/$mode.err" >&2; exit 1; }
+    h=$(sed -n 's/^main 2000000 handler \([0-9]*\)$/\1/p' "$WORK/$mode.out")
+    [ "${h:-0}" -ge 20 ] || { say "  $mode: the handler ran ${h:-0} times (want 20 or more)"; cat "$WORK/$mode.out" >&2; exit 1; }
+    if [ $mode = trace ]; then
+        "$CUTAP" report --format csv "$WORK/$mode" >"$WORK/$mode.csv" 2>/dev/null || { say "  $mode: report failed"; exit 1; }
+        got=$(awk -F, '$2 == "cuCtxGetCurrent" { a = $3 } $2 == "cuDeviceGetCount" { b = $3 } END { print a + 0, b + 0 }' "$WORK/$mode.csv")
+    else   # the summary: ... Calls ... Name
+        got=$(awk '$NF == "cuCtxGetCurrent" { a = $3 } $NF == "cuDeviceGetCount" { b = $3 } END { print a + 0, b + 0 }' "$WORK/$mode")
+    fi
+    if [ $mode = trace ]; then
+        lost=$("$CUTAP" report "$WORK/$mode" 2>&1 >/dev/null | sed -n 's/.*: \([0-9,]*\) calls not recorded.*/\1/p' | tr -d , | head -1)
+        a=${got% *}; b=${got#* }
+        [ "$a" = 2000000 ] && [ $((b + ${lost:-0})) = "$h" ] \
+            || { say "  $mode: recorded (cuCtxGetCurrent cuDeviceGetCount) $got, lost ${lost:-0}, made 2000000 $h"; exit 1; }
+    else
+        [ "$got" = "2000000 $h" ] || { say "  $mode: counted (cuCtxGetCurrent cuDeviceGetCount) $got, made 2000000 $h"; exit 1; }
+    fi
+done
+exit 0

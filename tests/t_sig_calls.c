@@ -1,0 +1,60 @@
+/* CUDA calls from a signal handler while the thread makes its own (never
+ * harm: no hang, no lost or misplaced record): a timer aimed at the main
+ * thread fires every 20 us while it makes N cuCtxGetCurrent calls (its
+ * chunk changes every few thousand calls); the handler makes one
+ * cuDeviceGetCount, the first of them naming that id in the file from the
+ * handler. Prints "main N handler H" (H: the handler's calls); the status
+ * is 0 when every call succeeded.
+ *   t_sig_calls N */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda_min.h"
+
+static volatile sig_atomic_t handled, bad;
+
+static void on_timer(int sig)
+{
+    (void)sig;
+    int n = 0;
+    if (cuDeviceGetCount(&n) || n < 1)
+        bad = 1;
+    handled++;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
+    if (cuInit(0))
+        return 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_timer;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGRTMIN, &sa, NULL);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;   /* this thread, not one of cutap's */
+    ev.sigev_signo = SIGRTMIN;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t tm;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &tm))
+        return 1;
+    struct itimerspec it = {{0, 20000}, {0, 20000}};
+    timer_settime(tm, 0, &it, NULL);
+    CUcontext c;
+    for (long i = 0; i < n; i++)
+        if (cuCtxGetCurrent(&c))
+            bad = 1;
+    struct itimerspec off = {{0, 0}, {0, 0}};
+    timer_settime(tm, 0, &off, NULL);
+    timer_delete(tm);
+    printf("main %ld handler %d\n", n, (int)handled);
+    return bad;
+}
