@@ -245,6 +245,8 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
         return rec_begin_raw(id, args, nargs, depth);
     if (CUTAP_UNLIKELY(!__atomic_load_n(&pl->flags, __ATOMIC_ACQUIRE)))
         publish_plan(pl, id, fi, nargs, untyped);
+    else
+        rec_name_id(id);   /* (a name its first call could not write: rec_name_id_slow) */
     unsigned n = pl->nslots, ncap = 0;
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
@@ -352,7 +354,8 @@ __attribute__((noinline)) uint32_t rec_origin_of(const void *fn)
         !atomic_exchange(&object_noted[o - 1], 1)) {
         uint64_t base = 0;
         const char *path = cutap_object_path(o, &base);
-        rec_write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?"));
+        if (rec_write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?")))
+            atomic_store(&object_noted[o - 1], 0);   /* not written: by the object's next record */
     }
     return o;
 }

@@ -305,6 +305,8 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
         free(buffer);
         return;
     }
+    sigset_t sigs;
+    int blocked = rec_sig_block(&sigs);   /* (also on the program's thread: a forced flush) */
     pthread_mutex_lock(&w_lock);
     int dead = atomic_load(&rec_file.dead) || rec_file_ensure();
     while (valid && C.next_record(buffer, valid, &a) == CUPTI_OK) {
@@ -316,6 +318,7 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
         written += k > 0;
     }
     pthread_mutex_unlock(&w_lock);
+    rec_sig_restore(blocked, &sigs);
     free(buffer);
     if (rec_file.hdr) {
         header_add(&rec_file.hdr->gpu_records, written);

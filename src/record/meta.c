@@ -44,14 +44,14 @@ static struct cutap_rec_call *meta_reserve(unsigned n)
 
 /* A meta record whose text is len bytes (NUL-separated fields allowed),
  * NUL-terminated in the record. */
-void rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len)
+int rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len)
 {
     if (len > (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64)
         len = (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64;
     unsigned n = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
     struct cutap_rec_meta *m = (struct cutap_rec_meta *)(rec_ring.n ? meta_reserve(n) : rec_reserve(n));
     if (!m)
-        return;
+        return -1;
     m->sub = (uint8_t)sub;
     m->nslots = (uint16_t)n;
     m->aux = aux;
@@ -60,11 +60,12 @@ void rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, siz
     memcpy(m->text, text, len);
     m->text[len] = 0;
     __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+    return 0;
 }
 
-static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
+static int write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
 {
-    rec_write_meta_n(sub, aux, key, text, strnlen(text, (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64));
+    return rec_write_meta_n(sub, aux, key, text, strnlen(text, (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64));
 }
 
 /* What a runtime or library layer is bound to, once per file: its
@@ -77,7 +78,8 @@ void rec_note_layer(int layer)
     uint8_t expect = 0;
     if (!so || !atomic_compare_exchange_strong(&rec_layer_noted[layer], &expect, 1))
         return;
-    write_meta(CUTAP_META_LAYER, (uint32_t)layer, vouched ? 0 : CUTAP_LAYER_OTHER_MAJOR, so);
+    if (write_meta(CUTAP_META_LAYER, (uint32_t)layer, vouched ? 0 : CUTAP_LAYER_OTHER_MAJOR, so))
+        atomic_store(&rec_layer_noted[layer], 0);   /* not written (rec_write_meta_n): said at its next call */
 }
 
 /* An id not named yet in this file (rec_name_id checked): its name and
@@ -106,7 +108,13 @@ void rec_name_id_slow(uint32_t id)
             break;
         len += (size_t)k;
     }
-    rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len);
+    if (rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len)) {
+        /* not written (no room; a signal handler's call that came while
+         * its thread took slots, helper-26's review): named again by the
+         * id's next call, never left unnamed in the file */
+        atomic_store(&cutap_named[id], 0);
+        return;
+    }
     rec_note_layer(layer);
     /* its trace fast path, which is handed out to named ids only (it does
      * not check: one line fewer a call, issue #27) */
@@ -140,8 +148,8 @@ void rec_name_function_slow(uint64_t f)   /* rec_name_function checked f and roo
             if (!fn || fn(&name, f))
                 name = NULL;
         }
-        if (name)
-            write_meta(CUTAP_META_FUNC_NAME, 0, f, name);
+        if (name && write_meta(CUTAP_META_FUNC_NAME, 0, f, name) && rec_file.hdr)
+            __atomic_fetch_add(&rec_file.hdr->lost_names, 1, __ATOMIC_RELAXED);   /* (not written: counted) */
         return;
     }
     if (rec_file.hdr)

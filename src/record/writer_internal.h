@@ -211,7 +211,10 @@ static inline void rec_thread_set(struct rec_thread *t, struct cutap_rec_call *p
 
 extern _Atomic uint8_t rec_layer_noted[CUTAP_LAYER_COUNT];
 /* A meta record of len bytes of text (NUL-separated fields allowed). */
-void rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len);
+/* 0 written; -1 not (no room, a dead file, a signal handler's call while
+ * its thread took slots): a caller that marked the thing written unmarks
+ * it, so that a later call writes it */
+int rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len);
 /* A layer's binding, once per file. */
 void rec_note_layer(int layer);
 /* An id's name and signature, once per file: the check inline, the
