@@ -15,25 +15,9 @@
 #include <stdlib.h>
 
 #include "cuda_min.h"
+#include "one_pointer_fns.h"
 
-typedef int (*fn1)(void *);
-/* (driver functions of one pointer argument with a trace fast path,
- * harmless on the fake driver with a zeroed buffer) */
-static const char *const names[] = {
-    "cuArrayDestroy", "cuCtxDetach", "cuCtxDisablePeerAccess", "cuCtxGetCacheConfig", "cuCtxGetDevice",
-    "cuCtxGetFlags", "cuCtxGetSharedMemConfig", "cuCtxPushCurrent", "cuCtxPushCurrent_v2", "cuCtxSetCurrent",
-    "cuCtxSynchronize_v2", "cuDestroyExternalMemory", "cuDestroyExternalSemaphore", "cuEGLStreamConsumerDisconnect",
-    "cuEGLStreamProducerDisconnect", "cuEventDestroy", "cuEventDestroy_v2", "cuEventQuery", "cuEventSynchronize",
-    "cuFuncLoad", "cuGraphDestroy", "cuGraphDestroyNode", "cuGraphExecDestroy", "cuGraphicsUnregisterResource",
-    "cuGreenCtxDestroy", "cuLaunch", "cuLibraryUnload", "cuLinkDestroy", "cuLogsUnregisterCallback",
-    "cuMemFreeHost", "cuMemHostUnregister", "cuMemPoolDestroy", "cuMemcpy2D", "cuMemcpy2DUnaligned",
-    "cuMemcpy2DUnaligned_v2", "cuMemcpy2D_v2", "cuMemcpy3D", "cuMemcpy3DPeer", "cuMemcpy3D_v2",
-    "cuMipmappedArrayDestroy", "cuModuleGetLoadingMode", "cuModuleUnload", "cuStreamBeginCapture",
-    "cuStreamDestroy", "cuStreamDestroy_v2", "cuStreamQuery", "cuStreamSynchronize", "cuTexRefCreate",
-    "cuTexRefDestroy", "cuThreadExchangeStreamCaptureMode",
-};
-#define NN (sizeof names / sizeof names[0])
-static fn1 fns[NN];
+static one_ptr_fn fns[ONE_PTR_COUNT];
 static int nf, nt;
 static pthread_barrier_t bar;
 static char buf[4096];
@@ -54,8 +38,8 @@ int main(int argc, char **argv)
     nt = argc > 1 ? atoi(argv[1]) : 8;
     if (nt < 1 || nt > 64)
         return 2;
-    for (size_t i = 0; i < NN; i++)
-        if ((fns[nf] = (fn1)dlsym(RTLD_DEFAULT, names[i])))
+    for (size_t i = 0; i < ONE_PTR_COUNT; i++)
+        if ((fns[nf] = (one_ptr_fn)dlsym(RTLD_DEFAULT, one_ptr_names[i])))
             nf++;
     if (cuInit(0))   /* (called directly: the driver is linked, and found by dlsym) */
         return 1;

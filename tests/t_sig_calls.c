@@ -18,24 +18,10 @@
 #include <unistd.h>
 
 #include "cuda_min.h"
+#include "one_pointer_fns.h"
 
 static volatile sig_atomic_t handled, bad;
-typedef int (*fn1)(void *);
-static const char *const names[] = {
-    "cuArrayDestroy", "cuCtxDetach", "cuCtxDisablePeerAccess", "cuCtxGetCacheConfig", "cuCtxGetDevice",
-    "cuCtxGetFlags", "cuCtxGetSharedMemConfig", "cuCtxPushCurrent", "cuCtxPushCurrent_v2", "cuCtxSetCurrent",
-    "cuCtxSynchronize_v2", "cuDestroyExternalMemory", "cuDestroyExternalSemaphore", "cuEGLStreamConsumerDisconnect",
-    "cuEGLStreamProducerDisconnect", "cuEventDestroy", "cuEventDestroy_v2", "cuEventQuery", "cuEventSynchronize",
-    "cuFuncLoad", "cuGraphDestroy", "cuGraphDestroyNode", "cuGraphExecDestroy", "cuGraphicsUnregisterResource",
-    "cuGreenCtxDestroy", "cuLaunch", "cuLibraryUnload", "cuLinkDestroy", "cuLogsUnregisterCallback",
-    "cuMemFreeHost", "cuMemHostUnregister", "cuMemPoolDestroy", "cuMemcpy2D", "cuMemcpy2DUnaligned",
-    "cuMemcpy2DUnaligned_v2", "cuMemcpy2D_v2", "cuMemcpy3D", "cuMemcpy3DPeer", "cuMemcpy3D_v2",
-    "cuMipmappedArrayDestroy", "cuModuleGetLoadingMode", "cuModuleUnload", "cuStreamBeginCapture",
-    "cuStreamDestroy", "cuStreamDestroy_v2", "cuStreamQuery", "cuStreamSynchronize", "cuTexRefCreate",
-    "cuTexRefDestroy", "cuThreadExchangeStreamCaptureMode",
-};
-#define NN (sizeof names / sizeof names[0])
-static fn1 fns[NN];
+static one_ptr_fn fns[ONE_PTR_COUNT];
 static unsigned nf;
 static char buf[4096];
 
@@ -54,8 +40,8 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     if (cuInit(0))
         return 1;
-    for (size_t i = 0; i < NN; i++)
-        if ((fns[nf] = (fn1)dlsym(RTLD_DEFAULT, names[i])))
+    for (size_t i = 0; i < ONE_PTR_COUNT; i++)
+        if ((fns[nf] = (one_ptr_fn)dlsym(RTLD_DEFAULT, one_ptr_names[i])))
             nf++;
     if (!nf)
         return 1;

@@ -75,7 +75,7 @@ $(T)/exact: tests/exact_main.c tests/generated/exact_calls.c tests/exact_interna
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -Wno-unused-variable -o $@ tests/exact_main.c tests/generated/exact_calls.c -L$(FAKE) -lcuda -ldl
 
-$(T)/t_%: tests/t_%.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+$(T)/t_%: tests/t_%.c tests/cuda_min.h tests/one_pointer_fns.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
 
