@@ -50,19 +50,24 @@ uint32_t rec_next_interval(struct rec_thread *t)
  * none, and an entry cut from the shared COUNTER_ENTRIES chunk. */
 __attribute__((noinline)) struct cutap_counter *rec_counter_slow(struct rec_thread *t, uint32_t id)
 {
-    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&rec_file.dead, memory_order_relaxed) || rec_file_ensure())
+    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&rec_file.dead, memory_order_relaxed))
         return NULL;
+    /* all of it with the thread's signals blocked (rec_sig_block): a
+     * handler's call would otherwise wait on ent_lock held here, or make a
+     * second table or entry under this one */
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
+    struct cutap_counter_entry *e = NULL;
+    if (rec_file_ensure())
+        goto out;
     if (CUTAP_UNLIKELY(!t->tid))
         rec_thread_init(t);
     if (!t->tab) {
         void *m = mmap(NULL, TAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m == MAP_FAILED)
-            return NULL;
+            goto out;
         t->tab = m;
     }
-    struct cutap_counter_entry *e = NULL;
-    sigset_t old;
-    int blocked = rec_sig_block(&old);
     pthread_mutex_lock(&ent_lock);
     if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
         ent_chunk = rec_chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
@@ -71,16 +76,17 @@ __attribute__((noinline)) struct cutap_counter *rec_counter_slow(struct rec_thre
     if (ent_chunk)
         e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
     pthread_mutex_unlock(&ent_lock);
-    rec_sig_restore(blocked, &old);
     if (!e)
-        return NULL;
+        goto out;
     e->tid = t->tid;
     e->id = id;
     rec_clock_pair(&e->clock, &e->mono_ns);
     prctl(PR_GET_NAME, e->thread_name);
     __atomic_store_n(&e->magic, CUTAP_ENTRY_MAGIC, __ATOMIC_RELEASE);
     t->tab[id] = &e->c;
-    return &e->c;
+out:
+    rec_sig_restore(blocked, &old);
+    return e ? &e->c : NULL;
 }
 
 

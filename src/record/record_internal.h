@@ -124,25 +124,44 @@ static inline __attribute__((always_inline)) void cutap_rec_prefetch(const struc
     __builtin_prefetch((const void *)((uintptr_t)next + CUTAP_PREFETCH_SLOTS * CUTAP_SLOT), 1, 3);
 }
 
+/* n slots of the thread's chunk taken: 1 and *rp, or 0 (the general path
+ * must take the call). th is the thread's struct cutap_thread, in either
+ * address space (&cutap_tls, or CUTAP_FS_TLS in a generated fast path):
+ * the one way every recording path takes slots (rec_reserve too).
+ * - th->resv while it takes them: a call from a signal handler that comes
+ *   then takes none (the general path counts it lost), where it would take
+ *   the same slots as the call it interrupted;
+ * - one test of room: the bytes left less those wanted, as an unsigned
+ *   number, are below 256 GiB (a chunk is 256 KiB at most) only when there
+ *   is room; fewer slots, no chunk (pos and end 0), or pos beside an end of
+ *   0 (rec_thread_set and rec_thread_drop clear end first, so that is what
+ *   a handler finds while its thread changes chunks) wrap or exceed it. */
+#define CUTAP_TAKE_SLOTS(th, n, rp)                                                                              \
+    __extension__({                                                                                              \
+        int ok_ = 0;                                                                                             \
+        if (__builtin_expect(!(th)->resv, 1)) {                                                                  \
+            (th)->resv = 1;                                                                                      \
+            atomic_signal_fence(memory_order_seq_cst);                                                           \
+            struct cutap_rec_call *r_ = (th)->rec.pos;                                                           \
+            ok_ = !(((uintptr_t)(th)->rec.end - (uintptr_t)r_ - (uintptr_t)(n) * CUTAP_SLOT) >> 38);             \
+            if (__builtin_expect(ok_, 1))                                                                        \
+                (th)->rec.pos = r_ + (n);                                                                        \
+            atomic_signal_fence(memory_order_seq_cst);                                                           \
+            (th)->resv = 0;                                                                                      \
+            if (__builtin_expect(ok_, 1)) {                                                                      \
+                cutap_rec_prefetch(r_ + (n));                                                                    \
+                *(rp) = r_;                                                                                      \
+            }                                                                                                    \
+        }                                                                                                        \
+        ok_;                                                                                                     \
+    })
 /* n slots for a call of id, or NULL (the general path must take it). */
 static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_reserve(uint32_t id, unsigned n)
 {
-    struct cutap_thread *th = &cutap_tls;
-    struct rec_thread *t = &th->rec;
-    if (__builtin_expect(th->resv, 0) ||
-        __builtin_expect(!atomic_load_explicit(&cutap_named[id], memory_order_relaxed), 0))
+    struct cutap_rec_call *r;
+    if (__builtin_expect(!atomic_load_explicit(&cutap_named[id], memory_order_relaxed), 0) ||
+        !CUTAP_TAKE_SLOTS(&cutap_tls, n, &r))
         return 0;
-    th->resv = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    struct cutap_rec_call *r = t->pos;
-    if (__builtin_expect(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38, 0))
-        r = 0;
-    else
-        t->pos = r + n;
-    atomic_signal_fence(memory_order_seq_cst);
-    th->resv = 0;
-    if (r)
-        cutap_rec_prefetch(r + n);
     return r;
 }
 /* The same for a generated trace fast path: through %fs, and without the
@@ -150,30 +169,7 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_res
 static inline __attribute__((always_inline)) int cutap_fp_reserve_fs(__seg_fs struct cutap_thread *th, unsigned n,
                                                                      struct cutap_rec_call **rp)
 {
-    __seg_fs struct rec_thread *t = &th->rec;
-    /* (th->resv: a signal handler's call interrupting this thread's own
-     * reservation takes none) */
-    if (__builtin_expect(th->resv, 0))
-        return 0;
-    th->resv = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    struct cutap_rec_call *r = t->pos;
-    /* One test: the bytes left less those wanted, as an unsigned number,
-     * are below 256 GiB (a chunk is 256 KiB at most) only when there is
-     * room; fewer slots, no chunk (pos and end 0), or pos 0 beside an end
-     * (the distance from 0 to a mapping is far more; and rec_thread_drop
-     * clears end before pos, so that a signal handler on the thread never
-     * sees that) wrap or exceed it. */
-    int ok = !(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38);
-    if (__builtin_expect(ok, 1))
-        t->pos = r + n;
-    atomic_signal_fence(memory_order_seq_cst);
-    th->resv = 0;
-    if (__builtin_expect(!ok, 0))
-        return 0;
-    cutap_rec_prefetch(r + n);
-    *rp = r;
-    return 1;
+    return CUTAP_TAKE_SLOTS(th, n, rp);
 }
 /* The real function of static id, for a fast path (the slot's: refresh
  * set it before it handed the fast path out). */

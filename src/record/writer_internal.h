@@ -163,26 +163,14 @@ void rec_thread_exit_again(void);
 static inline struct cutap_rec_call *rec_reserve(unsigned n)
 {
     struct cutap_thread *th = &cutap_tls;
-    struct rec_thread *t = &th->rec;
-    /* a signal handler's call that interrupted this thread's reservation
-     * (cutap_thread.resv) takes none: NULL, counted lost */
+    struct cutap_rec_call *r;
+    /* a signal handler's call that interrupted this thread's taking of
+     * slots (CUTAP_TAKE_SLOTS) takes none, nor a new chunk: NULL, lost */
     if (CUTAP_UNLIKELY(th->resv))
         return NULL;
-    th->resv = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    struct cutap_rec_call *r = t->pos;
-    /* (the fast paths' one test, cutap_fp_reserve_fs: also refuses an end
-     * of 0 beside a position, which a signal handler's call finds while
-     * its thread changes chunks: rec_thread_set, rec_thread_drop) */
-    int ok = !(((uintptr_t)t->end - (uintptr_t)r - (uintptr_t)n * CUTAP_SLOT) >> 38);
-    if (CUTAP_LIKELY(ok))
-        t->pos = r + n;
-    atomic_signal_fence(memory_order_seq_cst);
-    th->resv = 0;
-    if (CUTAP_UNLIKELY(!ok))
-        return rec_reserve_slow(n);
-    cutap_rec_prefetch(r + n);
-    return r;
+    if (CUTAP_LIKELY(CUTAP_TAKE_SLOTS(th, n, &r)))
+        return r;
+    return rec_reserve_slow(n);
 }
 
 /* The thread's chunk given up, or another one taken: the end cleared
@@ -211,9 +199,10 @@ static inline void rec_thread_set(struct rec_thread *t, struct cutap_rec_call *p
 
 extern _Atomic uint8_t rec_layer_noted[CUTAP_LAYER_COUNT];
 /* A meta record of len bytes of text (NUL-separated fields allowed). */
-/* 0 written; -1 not (no room, a dead file, a signal handler's call while
- * its thread took slots): a caller that marked the thing written unmarks
- * it, so that a later call writes it */
+/* 0 written; 1 not written for now (a signal handler's call that came
+ * while its thread took slots): a caller that marked the thing written
+ * unmarks it, so that a later call writes it; -1 not (no room: a full or
+ * dead file, where trying again on every call would only cost) */
 int rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len);
 /* A layer's binding, once per file. */
 void rec_note_layer(int layer);
