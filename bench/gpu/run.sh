@@ -4,7 +4,8 @@
 # 1. build/gpu/overhead: ns per cuCtxGetCurrent and per empty kernel launch,
 #    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI;
 #    with BENCH_GPU_OVERHEAD=1 also trace --gpu and its parts, the GPU
-#    activity referee bare and with every API record (issue #31).
+#    activity referee bare and with every API record (issue #31); with
+#    BENCH_NSYS=1 also each call under `nsys profile -t cuda`.
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace`, under `cutap stat`, under a bare CUPTI callback
 #    subscriber (driver and runtime domains: tests/gpu/cupti_ref.c through
@@ -43,15 +44,15 @@ B=build/gpu
 CYC=${1:-6}
 [ -x $B/overhead ] && [ -f $B/libcupti_ref.so ] && [ -x build/cutap ] || tests/gpu/build.sh || exit 1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+NSYS=${BENCH_NSYS:+$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)}
 [ -n "${SKIP_OVERHEAD:-}" ] || LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-  env ${BENCH_GPU_OVERHEAD:+CUTAP_GPUREF_LIB=$PWD/$B/libgpu_ref.so} \
+  env ${BENCH_GPU_OVERHEAD:+CUTAP_GPUREF_LIB=$PWD/$B/libgpu_ref.so} ${NSYS:+CUTAP_NSYS=$NSYS} \
   CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC" || BAD=1
 echo
 T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
 PIN="taskset -c ${BENCH_PIN:-4-11}"
 $PIN true 2>/dev/null || PIN=
-NSYS=${BENCH_NSYS:+$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)}
 REF=$PWD/$B/libcupti_ref.so
 rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
 run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s

@@ -23,11 +23,14 @@
 
 static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int zeroed;   /* GPU_REF_OPTS=zeroed: buffers handed over zeroed */
 
 static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max)
 {
     *size = 4u << 20;
     *buffer = aligned_alloc(8, *size);
+    if (*buffer && zeroed)
+        memset(*buffer, 0, *size);
     *max = 0;
     if (!*buffer)
         *size = 0;
@@ -76,10 +79,43 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     snprintf(path, sizeof path, "%s/gpu.%d.tsv", dir && *dir ? dir : ".", (int)getpid());
     if (!(out = fopen(path, "w")))
         return 0;
+    /* GPU_REF_OPTS, to find what a launch's cost under CUPTI depends on
+     * (issue #31; bench/gpu/overhead's gpuref mode): words among
+     * "kernelonly" (no copies or memsets), "pinned" (profiling data in
+     * pinned host memory), "zeroed" (zeroed activity buffers handed to
+     * CUPTI), "nothread" (no per-thread activity buffers), "predev=N"
+     * (device buffers allocated at start), "devsize=N" (their size) */
+    const char *o = getenv("GPU_REF_OPTS");
+    int kernel_only = o && strstr(o, "kernelonly");
+    if (o && strstr(o, "pinned")) {
+        uint8_t v = 1;
+        size_t n = sizeof v;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &n, &v);
+    }
+    if (o && strstr(o, "zeroed")) {
+        uint8_t v = 1;
+        size_t n = sizeof v;
+        zeroed = 1;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &n, &v);
+    }
+    if (o && strstr(o, "nothread")) {
+        uint8_t v = 0;
+        size_t n = sizeof v;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &n, &v);
+    }
+    const char *pd = o ? strstr(o, "predev=") : NULL, *ds = o ? strstr(o, "devsize=") : NULL;
+    if (pd) {
+        size_t v = strtoul(pd + 7, NULL, 10), n = sizeof v;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &n, &v);
+    }
+    if (ds) {
+        size_t v = strtoul(ds + 8, NULL, 10), n = sizeof v;
+        cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
+    }
     if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS ||
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
-        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
-        cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS) {
+        (!kernel_only && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS) ||
+        (!kernel_only && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS)) {
         fprintf(out, "failed\t0\tCUPTI activity would not start\n");
         fflush(out);
         return 0;
