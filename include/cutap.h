@@ -161,7 +161,11 @@ CUTAP_PUBLIC int cutap_unregister(int client);
 
 /* Turn a client's callbacks on or off for one id or CUTAP_ID_ALL. Ids with
  * no enabled client cost only the pass-through. Returns 0, or -1 for a bad
- * client or id. */
+ * client or id. For one id it may be called from a signal handler (to
+ * toggle tracing on a signal, say): where the handler interrupted its own
+ * thread's change of clients, the id's change takes effect when that
+ * change is done, without waiting. CUTAP_ID_ALL and the functions below
+ * take locks: not from a signal handler. */
 CUTAP_PUBLIC int cutap_enable(int client, uint32_t id, int on);
 /* The same by name: 0, or -1 when cutap knows no function of that name. */
 CUTAP_PUBLIC int cutap_enable_name(int client, const char *name, int on);

@@ -39,11 +39,20 @@ $(T)/t_libs_dl: tests/t_libs.c $(FAKELIB_HDR)
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -ldl -Wl,-rpath,'$$ORIGIN/../fakelibs'
 
+# A signal handler's first call of a layer while its thread adopts it
+# (tests/cases/api/api_enable_from_signal_handler.sh)
+SIG_ADOPT_LIBS := libcudart.so.13 libcufft.so.12 libcurand.so.10 libnccl.so.2 libcusolver.so.12 libcudnn.so.9 \
+                  libnvrtc.so.13 libcublasLt.so.13
+$(T)/t_sig_adopt: tests/t_sig_refresh.c tests/cuda_min.h tests/sig_timer.h $(FAKELIBS) $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -DADOPT_LINKED -o $@ $< -L$(FAKE) -lcuda -L$(FL) -Wl,--no-as-needed \
+	    $(addprefix -l:,$(SIG_ADOPT_LIBS)) -Wl,--as-needed -ldl -lpthread -Wl,-rpath,'$$ORIGIN/../fakelibs'
+
 # Exact pass-through of every layer function (-O0: a large generated file).
 $(T)/exact_lib: tests/exact_lib_main.c tests/generated/exact_lib_calls.c tests/exact_lib_internal.h $(FAKELIB_HDR)
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -O0 -Wno-unused-variable -o $@ tests/exact_lib_main.c tests/generated/exact_lib_calls.c -ldl \
 	    -Wl,-rpath,'$$ORIGIN/../fakelibs'
 
-TEST_BINS += $(FAKELIBS) $(T)/t_libs_lazy $(T)/t_libs_now $(T)/t_libs_pie $(T)/t_libs_dl $(T)/exact_lib
+TEST_BINS += $(FAKELIBS) $(T)/t_sig_adopt $(T)/t_libs_lazy $(T)/t_libs_now $(T)/t_libs_pie $(T)/t_libs_dl $(T)/exact_lib
 include tests/old_major.mk

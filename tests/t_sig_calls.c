@@ -5,8 +5,10 @@
  * two calls: cuDeviceGetCount, and in turn one of 50 driver functions of
  * one pointer (the first call of each names it in the file from the
  * handler). Prints "main N handler H" (H ticks: 2H calls); the status is
- * 0 when every cuCtxGetCurrent and cuDeviceGetCount succeeded.
- *   t_sig_calls N */
+ * 0 when every cuCtxGetCurrent and cuDeviceGetCount succeeded. With
+ * "same", the handler calls cuCtxGetCurrent too (3H calls): the same id
+ * as the thread it interrupts, whose count it must not overwrite.
+ *   t_sig_calls N [same] */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -19,11 +21,13 @@
 
 #include "cuda_min.h"
 #include "one_pointer_fns.h"
+#include "sig_timer.h"
 
 static volatile sig_atomic_t handled, bad;
 static one_ptr_fn fns[ONE_PTR_COUNT];
 static unsigned nf;
 static char buf[4096];
+static int same;
 
 static void on_timer(int sig)
 {
@@ -32,12 +36,16 @@ static void on_timer(int sig)
     if (cuDeviceGetCount(&n) || n < 1)
         bad = 1;
     fns[(unsigned)handled % nf](buf);
+    CUcontext c;
+    if (same && cuCtxGetCurrent(&c))
+        bad = 1;
     handled++;
 }
 
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
+    same = argc > 2 && !strcmp(argv[2], "same");
     if (cuInit(0))
         return 1;
     for (size_t i = 0; i < ONE_PTR_COUNT; i++)
@@ -45,28 +53,14 @@ int main(int argc, char **argv)
             nf++;
     if (!nf)
         return 1;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_timer;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGRTMIN, &sa, NULL);
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;   /* this thread, not one of cutap's */
-    ev.sigev_signo = SIGRTMIN;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
     timer_t tm;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &tm))
+    if (start_timer(&tm, on_timer))
         return 1;
-    struct itimerspec it = {{0, 20000}, {0, 20000}};
-    timer_settime(tm, 0, &it, NULL);
     CUcontext c;
     for (long i = 0; i < n; i++)
         if (cuCtxGetCurrent(&c))
             bad = 1;
-    struct itimerspec off = {{0, 0}, {0, 0}};
-    timer_settime(tm, 0, &off, NULL);
-    timer_delete(tm);
+    stop_timer(tm);
     printf("main %ld handler %d\n", n, (int)handled);
     return bad;
 }

@@ -75,7 +75,7 @@ $(T)/exact: tests/exact_main.c tests/generated/exact_calls.c tests/exact_interna
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -Wno-unused-variable -o $@ tests/exact_main.c tests/generated/exact_calls.c -L$(FAKE) -lcuda -ldl
 
-$(T)/t_%: tests/t_%.c tests/cuda_min.h tests/one_pointer_fns.h $(FAKE)/libcuda.so.1
+$(T)/t_%: tests/t_%.c tests/cuda_min.h tests/one_pointer_fns.h tests/sig_timer.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
 
@@ -193,7 +193,7 @@ $(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)
 	else $(san_none); fi
 
 TEST_BINS := $(T)/libshim.so $(T)/argnames.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
-             $(T)/t_threads $(T)/t_first_names $(T)/t_sig_calls $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so $(T)/observer.so \
+             $(T)/t_threads $(T)/t_first_names $(T)/t_sig_calls $(T)/t_sig_refresh $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so $(T)/observer.so \
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap

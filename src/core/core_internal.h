@@ -52,7 +52,10 @@ typedef uint64_t (*cutap_thunk_t)(void *fn, uint64_t *args);
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk);
 extern _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];    /* bit per client */
-void cutap_refresh_id(uint32_t id);
+/* (core/refresh.c) */
+int cutap_refresh_id(uint32_t id);   /* 0 refreshed; 1 left to the lock's holder: this is a signal
+                                        handler on the thread that holds it (cutap_refresh_fallback) */
+void *cutap_refresh_fallback(uint32_t id);
 /* Post-call fixups of special entry points (resolve/): run after the real
  * call and before post callbacks, so clients see what the caller gets. */
 typedef void (*cutap_fixup_fn)(cutap_call_t *call);

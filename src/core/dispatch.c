@@ -13,7 +13,7 @@
 #include "filter_expr.h"
 
 /* cutap_hot[CUTAP_STATIC_COUNT] is the front's (src/generated/fronts.S),
- * zero until the core sets each slot (refresh_locked: never back to 0);
+ * zero until the core sets each slot (refresh.c: never back to 0);
  * cutap_tls is the front's too (src/front/tls.c). */
 _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
 int cutap_recorder_client = -1;
@@ -34,136 +34,6 @@ static _Atomic uint8_t time_mask;   /* clients that want t0 and t1 (cutap_want_t
 static _Atomic int nclients;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(reg_lock)
-
-/* Recomputes the fast-path pointer of an id from the driver state, the
- * masks and the fixups. Called whenever one of them changes; serialised, so
- * a refresh that read an old mask can never store after one that read the
- * new mask (an enabled client would otherwise be bypassed for good). */
-static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
-CUTAP_FORK_SAFE(refresh_lock)
-
-static void refresh_locked(uint32_t id)
-{
-    int want = atomic_load(&cutap_mask[id]) != 0;
-    if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
-        int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
-        void *resolver = cutap_lib_resolver(id);
-        /* The state first: a layer's route is set before its state becomes
-         * 1, so a state read as adopted comes with its route. */
-        int state = atomic_load(&cutap_lib_state[k]);
-        struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
-        if (resolver && state != 1) {
-            /* Not adopted yet (0), or no library loaded yet (-1): the first
-             * call must find out which major the layer is before any typed
-             * code touches its arguments (a library of an older major may
-             * be loaded later, whose signature may be another). */
-            atomic_store(&cutap_hot[id].to, resolver);
-            return;
-        }
-        if (route) {
-            __atomic_store_n(&route->active, (uint8_t)(want || !route->real), __ATOMIC_RELEASE);
-            atomic_store(&cutap_hot[id].to, cutap_lib_route_stub(id));
-            return;
-        }
-    }
-    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
-        void *real = cutap_static_real(id);
-        void *hot = (!want && real && !cutap_fixup[id]) ? real : NULL;
-        /* The recorder alone wants it: its generated fast path, if any. */
-        uint8_t mask = atomic_load(&cutap_mask[id]);
-        int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
-        /* (a variant of an older major has no fast path: those take the
-         * pinned signature) */
-        if (want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) && mask == atomic_load(&cutap_fast_mask) &&
-            (kind != 1 || atomic_load_explicit(&cutap_named[id], memory_order_acquire)))
-            hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
-        /* the fast paths call the real function from the slot (set before
-         * its entry, never cleared: a thread still inside a fast path the
-         * entry no longer names calls it) */
-        if (real)
-            __atomic_store_n(&cutap_hot[id].real, real, __ATOMIC_RELEASE);
-        /* none of those: the typed slow path (the front's entry jumps to
-         * whatever is here; 0 would mean "core not loaded" to it) */
-        atomic_store(&cutap_hot[id].to, hot ? hot : cutap_static_slow(id));
-        return;
-    }
-    struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
-    if (ctx)
-        __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
-    if (id < CUTAP_STATIC_COUNT)   /* untyped: its trampoline stub, always */
-        atomic_store(&cutap_hot[id].to, cutap_untyped_stub(id));
-}
-
-/* The front's entry of static id, while cutap_hot[id] is still 0 (the
- * core was just loaded by this call): the slot set, and where to go. */
-void *cutap_core_entry(uint32_t id)
-{
-    if (id >= CUTAP_STATIC_COUNT)
-        return NULL;
-    cutap_refresh_id(id);
-    return atomic_load(&cutap_hot[id].to);
-}
-
-/* Ids named while another refresh held the lock (cutap_refresh_id_named):
- * a bit each, then the flag; whoever holds the lock refreshes them before
- * it lets go, and looks again after (a bit set after that look is set
- * before its setter's trylock, which then finds the lock free or held by
- * another who looks in turn). So no naming waits: not a signal handler on
- * the thread that holds the lock (the first version's blocking lock made
- * that a deadlock: helper-25's review), nor a thread behind a holder that
- * never comes back (a handler that longjmps out, a thread stopped by the
- * program's own stop-the-world); and no id is left on the general path
- * because a refresh was under way (a plain trylock did that: helper-24's
- * review, trace_first_names_race). */
-static _Atomic uint64_t pending[(CUTAP_STATIC_COUNT + 63) / 64];
-static _Atomic int any_pending;
-
-static void drain_locked(void)
-{
-    while (atomic_exchange(&any_pending, 0))
-        for (size_t w = 0; w < sizeof pending / sizeof pending[0]; w++)
-            for (uint64_t m = atomic_exchange(&pending[w], 0); m; m &= m - 1)
-                refresh_locked((uint32_t)(w * 64 + (unsigned)__builtin_ctzll(m)));
-}
-
-static void unlock_refresh(void)
-{
-    drain_locked();
-    pthread_mutex_unlock(&refresh_lock);
-    atomic_thread_fence(memory_order_seq_cst);
-    while (atomic_load(&any_pending) && !pthread_mutex_trylock(&refresh_lock)) {
-        drain_locked();
-        pthread_mutex_unlock(&refresh_lock);
-        atomic_thread_fence(memory_order_seq_cst);
-    }
-}
-
-void cutap_refresh_id(uint32_t id)
-{
-    pthread_mutex_lock(&refresh_lock);
-    refresh_locked(id);
-    unlock_refresh();
-}
-
-int cutap_refresh_id_named(uint32_t id)
-{
-    if (id >= CUTAP_STATIC_COUNT)
-        return -1;
-    atomic_fetch_or(&pending[id / 64], (uint64_t)1 << (id % 64));
-    atomic_store(&any_pending, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (pthread_mutex_trylock(&refresh_lock))
-        return 1;   /* its holder refreshes it */
-    unlock_refresh();
-    return 0;
-}
-
-void cutap_fast_trace_forget(void)
-{
-    for (uint32_t id = 0; id < CUTAP_STATIC_COUNT; id++)
-        if (cutap_fast_trace[id] && atomic_load(&cutap_hot[id].to) == cutap_fast_trace[id])
-            atomic_store(&cutap_hot[id].to, cutap_static_slow(id));
-}
 
 int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx)
 {

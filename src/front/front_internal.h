@@ -351,6 +351,9 @@ struct cutap_thread {
         int32_t level;
     } nv_push;
     uint8_t nv_start_pending;
+    uint8_t refreshing;                          /* core/refresh.c: this thread holds (or is about to
+                                                    take) the refresh lock: a signal handler's refresh on
+                                                    it is left to the holder, never waited for */
     uint32_t gpu_open;                           /* record/gpu.c: enqueuing calls open with an id given */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */

@@ -68,8 +68,7 @@ static inline void count_timed_end(struct cutap_counter *c, uint64_t dt, unsigne
 /* After every call: calls last. */
 static inline void count_call(struct cutap_counter *c, int error)
 {
-    c->errors += (unsigned)error;
-    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
+    cutap_fp_count(c, error);   /* (one instruction each: signal-safe) */
 }
 
 /* scratch: 0 for an untimed call; else the start time, bit 63 set for a

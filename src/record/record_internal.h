@@ -205,10 +205,17 @@ static inline __attribute__((always_inline)) int cutap_fp_counter(__seg_fs struc
 uint64_t cutap_fp_sample_begin(uint32_t id, const struct cutap_counter *c);
 void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error);
 
+/* A call counted: its error, then the call. The counter is the thread's
+ * own, so neither add is locked; each is one instruction, which a signal
+ * handler's call on the thread cannot come into the middle of (a load,
+ * add and store of calls lost the count of a handler's call of the same
+ * id that came between the load and the store: case
+ * stat_signal_handler_same_id). Readers on other threads read calls
+ * last: x86 keeps the two stores in order. */
 static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_counter *c, int error)
 {
-    c->errors += (unsigned)error;
-    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
+    __asm__ volatile("addq %1, %0" : "+m"(c->errors) : "er"((uint64_t)(unsigned)error));
+    __asm__ volatile("addq $1, %0" : "+m"(c->calls));
 }
 
 /* A capture header as written before the call (room 8 bytes) and after

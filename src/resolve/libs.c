@@ -303,7 +303,11 @@ void *cutap_lib_resolve(uint32_t id)
             __atomic_store_n(&c->active, 1, __ATOMIC_RELEASE);
             return (void *)(cutap_route_stubs + 16 * (size_t)(id - CUTAP_DRIVER_COUNT));
         }
-        cutap_refresh_id(id);   /* adopted, not yet refreshed by its adopter */
+        /* adopted, not yet refreshed by its adopter; or a signal handler
+         * on a thread in a refresh, which must not wait for it: the
+         * general way for now */
+        if (cutap_refresh_id(id))
+            return cutap_refresh_fallback(id);
     }
 }
 
