@@ -4,6 +4,7 @@
  * how a refresh that must not wait (a naming, a signal handler on the
  * thread that holds the lock) is left to the lock's holder. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "core_internal.h"
@@ -92,7 +93,7 @@ void *cutap_core_entry(uint32_t id)
  * stopped by the program's own stop-the-world); and no id is left on the
  * general path because a refresh was under way (a plain trylock did that:
  * helper-24's review, trace_first_names_race). */
-static _Atomic uint64_t pending[(CUTAP_STATIC_COUNT + 63) / 64];
+static _Atomic uint64_t pending[CUTAP_MAX_IDS / 64];   /* (dynamic ids too: their trampoline's switch) */
 static _Atomic int any_pending;
 
 static void drain_locked(void)
@@ -110,28 +111,51 @@ static void mark_pending(uint32_t id)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
-/* The thread's mark that it holds the lock (or is about to take it) is set
- * before it takes the lock and cleared after it let go: a handler that
- * comes in between finds it and leaves its refresh to this holder. After
- * clearing it, the holder looks for pending ids once more (a handler's,
- * marked just before): it takes the lock again only where it is free. */
-static void unlock_refresh(struct cutap_thread *t)
+/* Pending ids drained by this thread where it can take the lock, which it
+ * does not hold (its mark clear). Trying for it, the thread's mark is set:
+ * a handler that comes then leaves its refresh to this thread, which looks
+ * again after clearing the mark. Where another holds the lock that holder
+ * drains them before it lets go; a mark made after that holder's last look
+ * would wait for the next refresh, so the thread tries again, a bounded
+ * number of times (helper-27's review), while ids are pending: a holder
+ * that never comes back (a thread stopped by the program) is not waited
+ * for. */
+static void drain_unlocked(struct cutap_thread *t)
 {
-    for (;;) {
-        drain_locked();
-        pthread_mutex_unlock(&refresh_lock);
-        atomic_signal_fence(memory_order_seq_cst);
-        t->refreshing = 0;
+    for (int tries = 0;; tries++) {
         atomic_thread_fence(memory_order_seq_cst);
-        if (!atomic_load(&any_pending))
+        if (!atomic_load(&any_pending) || tries == 64)
             return;
+        if (tries > 48)
+            sched_yield();
+        else if (tries)
+            __builtin_ia32_pause();
         t->refreshing = 1;
         atomic_signal_fence(memory_order_seq_cst);
-        if (pthread_mutex_trylock(&refresh_lock)) {
-            t->refreshing = 0;   /* its holder drains them */
-            return;
+        if (!pthread_mutex_trylock(&refresh_lock)) {
+            drain_locked();
+            pthread_mutex_unlock(&refresh_lock);
+            atomic_signal_fence(memory_order_seq_cst);
+            t->refreshing = 0;
+            tries = -1;   /* drained: look once more (a handler's, marked meanwhile) */
+            continue;
         }
+        atomic_signal_fence(memory_order_seq_cst);
+        t->refreshing = 0;
     }
+}
+
+/* The thread's mark that it holds the lock (or is about to take it) is set
+ * before it takes the lock and cleared after it let go: a handler that
+ * comes in between finds it and leaves its refresh to this holder, which
+ * drains before it lets go and looks again after. */
+static void unlock_refresh(struct cutap_thread *t)
+{
+    drain_locked();
+    pthread_mutex_unlock(&refresh_lock);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->refreshing = 0;
+    drain_unlocked(t);
 }
 
 /* A forked child (one thread): the lock made anew (a parent's thread may
@@ -149,7 +173,7 @@ int cutap_refresh_id(uint32_t id)
 {
     struct cutap_thread *t = &cutap_tls;
     if (t->refreshing) {   /* a signal handler on the holding thread */
-        if (id < CUTAP_STATIC_COUNT)
+        if (id < CUTAP_MAX_IDS)
             mark_pending(id);
         return 1;
     }
@@ -169,13 +193,7 @@ int cutap_refresh_id_named(uint32_t id)
     struct cutap_thread *t = &cutap_tls;
     if (t->refreshing)
         return 1;   /* a signal handler on the holding thread: the holder refreshes it */
-    t->refreshing = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    if (pthread_mutex_trylock(&refresh_lock)) {
-        t->refreshing = 0;
-        return 1;   /* its holder refreshes it */
-    }
-    unlock_refresh(t);
+    drain_unlocked(t);   /* (or the lock's holder does) */
     return 0;
 }
 

@@ -14,7 +14,11 @@
 # layers in turn): the handler's call found the layer adopted and its id
 # not yet refreshed, and looped for ever waiting for the refresh its own
 # thread was making (status 124, 6 runs of 6); it now goes the general
-# way, and the trace holds every call of the 8 functions.
+# way, and the trace holds every call of the 8 functions. (A handler's call
+# that comes while its thread is still adopting the layer gets the layer's
+# "unavailable" status: a known limit, docs/LIMITS.md; helper-27's review
+# counted 74 of 141. The case prints how many; it does not pass them off
+# as made.)
 . "$(dirname "$0")/../../lib/init.sh"
 
 # (the fakes first on the path: the handler also calls the fake
@@ -32,10 +36,11 @@ lost=$(sed -n 's/.*: \([0-9,]*\) calls\{0,1\} not recorded.*/\1/p' "$WORK/rep.er
 
 timeout 60 "$CUTAP" trace -o "$WORK/a" -- $T/t_sig_adopt adopt >"$WORK/a.out" 2>"$WORK/a.err" \
     || { say "  adopt: status $?"; cat "$WORK/a.out" "$WORK/a.err" >&2; exit 1; }
-c=$(sed -n 's/^adopted 8 handler [0-9]* calls \([0-9]*\)$/\1/p' "$WORK/a.out")
+c=$(sed -n 's/^adopted 8 handler [0-9]* calls \([0-9]*\) failed [0-9]*$/\1/p' "$WORK/a.out")
 [ "${c:-0}" -ge 8 ] || { say "  adopt: want 8 layers adopted and 8 handler calls or more:"; cat "$WORK/a.out" >&2; exit 1; }
 "$CUTAP" report --format csv "$WORK/a" >"$WORK/a.csv" 2>"$WORK/a.rep" || { say "  adopt: report failed"; exit 1; }
 got=$(awk -F, '$2 ~ /^(cudaRuntimeGetVersion|cufftGetVersion|curandGetVersion|ncclGetVersion|cusolverGetVersion|cudnnGetVersion|nvrtcVersion|cublasLtGetVersion)$/ { n += $3 } END { print n + 0 }' "$WORK/a.csv")
 lost=$(sed -n 's/.*: \([0-9,]*\) calls\{0,1\} not recorded.*/\1/p' "$WORK/a.rep" | tr -d , | head -1)
 [ $((got + ${lost:-0})) = $((c + 8)) ] || { say "  adopt: the 8 functions recorded $got, lost ${lost:-0}, made $((c + 8))"; exit 1; }
+say "  adopt: $(sed -n 's/^adopted 8 handler [0-9]* calls \([0-9]*\) failed \([0-9]*\)$/\2 of the handler'"'"'s \1 calls unavailable (while adopting)/p' "$WORK/a.out")"
 exit 0
