@@ -7,8 +7,13 @@
  * handler). Prints "main N handler H" (H ticks: 2H calls); the status is
  * 0 when every cuCtxGetCurrent and cuDeviceGetCount succeeded. With
  * "same", the handler calls cuCtxGetCurrent too (3H calls): the same id
- * as the thread it interrupts, whose count it must not overwrite.
- *   t_sig_calls N [same] */
+ * as the thread it interrupts, whose count it must not overwrite. With
+ * "burstK", it makes K more cuDeviceGetCount a tick ((K + 2)H calls): a
+ * handler's calls then change the thread's chunk often, between the
+ * thread's own steps of taking slots (helper-28's review found slots taken
+ * and left empty there by a version that moved the position by xadd,
+ * hiding the chunk's later records from every reader).
+ *   t_sig_calls N [same|burstK] */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -27,7 +32,7 @@ static volatile sig_atomic_t handled, bad;
 static one_ptr_fn fns[ONE_PTR_COUNT];
 static unsigned nf;
 static char buf[4096];
-static int same;
+static int same, burst;
 
 static void on_timer(int sig)
 {
@@ -39,6 +44,9 @@ static void on_timer(int sig)
     CUcontext c;
     if (same && cuCtxGetCurrent(&c))
         bad = 1;
+    for (int i = 0; i < burst; i++)
+        if (cuDeviceGetCount(&n) || n < 1)
+            bad = 1;
     handled++;
 }
 
@@ -46,6 +54,7 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     same = argc > 2 && !strcmp(argv[2], "same");
+    burst = argc > 2 && !strncmp(argv[2], "burst", 5) ? atoi(argv[2] + 5) : 0;
     if (cuInit(0))
         return 1;
     for (size_t i = 0; i < ONE_PTR_COUNT; i++)

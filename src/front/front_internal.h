@@ -324,6 +324,12 @@ struct shadow_stack;
 #define CUTAP_NVTX_DEPTH_SLOTS 64
 struct cutap_thread {
     uint32_t depth;
+    /* record/: this thread is taking slots of its chunk (between reading
+     * its position and moving it): a call from a signal handler that comes
+     * then takes none (its record is counted lost), where it would take
+     * the same slots as the call it interrupted (one record written over
+     * the other) */
+    uint8_t resv;
     cutap_call_t *current;
     struct rec_thread rec;
     /* non-zero while cutap's own code opens, maps or closes files (the

@@ -354,7 +354,8 @@ __attribute__((noinline)) uint32_t rec_origin_of(const void *fn)
         !atomic_exchange(&object_noted[o - 1], 1)) {
         uint64_t base = 0;
         const char *path = cutap_object_path(o, &base);
-        rec_write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?"));
+        if (rec_write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?")) > 0)
+            atomic_store(&object_noted[o - 1], 0);   /* not written: by the object's next record */
     }
     return o;
 }

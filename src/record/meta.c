@@ -51,7 +51,7 @@ int rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size
     unsigned n = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
     struct cutap_rec_meta *m = (struct cutap_rec_meta *)(rec_ring.n ? meta_reserve(n) : rec_reserve(n));
     if (!m)
-        return -1;
+        return cutap_tls.resv && !rec_ring.n ? 1 : -1;
     m->sub = (uint8_t)sub;
     m->nslots = (uint16_t)n;
     m->aux = aux;
@@ -78,7 +78,8 @@ void rec_note_layer(int layer)
     uint8_t expect = 0;
     if (!so || !atomic_compare_exchange_strong(&rec_layer_noted[layer], &expect, 1))
         return;
-    write_meta(CUTAP_META_LAYER, (uint32_t)layer, vouched ? 0 : CUTAP_LAYER_OTHER_MAJOR, so);
+    if (write_meta(CUTAP_META_LAYER, (uint32_t)layer, vouched ? 0 : CUTAP_LAYER_OTHER_MAJOR, so) > 0)
+        atomic_store(&rec_layer_noted[layer], 0);   /* not written (rec_write_meta_n): said at its next call */
 }
 
 /* An id not named yet in this file (rec_name_id checked): its name and
@@ -107,7 +108,15 @@ void rec_name_id_slow(uint32_t id)
             break;
         len += (size_t)k;
     }
-    if (rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len))
+    int w = rec_write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len);
+    if (w > 0) {
+        /* not written for now (a signal handler's call that came while its
+         * thread took slots, helper-26's review): named by the id's next
+         * call, never left unnamed in the file */
+        atomic_store(&cutap_named[id], 0);
+        return;
+    }
+    if (w < 0)
         return;   /* (no room: the file is full or dead; nothing more is written) */
     rec_note_layer(layer);
     /* its trace fast path, which is handed out to named ids only (it does

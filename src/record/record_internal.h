@@ -128,35 +128,30 @@ static inline __attribute__((always_inline)) void cutap_rec_prefetch(const struc
  * must take the call). th is the thread's struct cutap_thread, in either
  * address space (&cutap_tls, or CUTAP_FS_TLS in a generated fast path):
  * the one way every recording path takes slots (rec_reserve too).
- * - The position moves by one instruction (xadd, not locked: the chunk is
- *   the thread's), so a call from a signal handler that comes in between
- *   takes the slots after the interrupted call's, never the same ones.
- *   (Before, a flag on the thread's line made such a call take none and be
- *   counted lost: two more stores a call, 0.8 points of the PyTorch step.)
- *   A call that finds no room has moved the position past the end all the
- *   same: the calls after it, and the handler's, find no room either,
- *   until the general path takes a new chunk and sets both.
- * - The end is read before and after: a handler's call that changed the
- *   thread's chunk in between (its own call found no room) makes them
- *   differ, and the call takes the general path (a new chunk) rather than
- *   test slots of one chunk against the end of another.
- * - One test of room: the bytes left less those wanted, as an unsigned
+ * - th->resv while it takes them: a call from a signal handler that comes
+ *   then takes none (the general path counts it lost), where it would take
+ *   the same slots as the call it interrupted;
+ * - one test of room: the bytes left less those wanted, as an unsigned
  *   number, are below 256 GiB (a chunk is 256 KiB at most) only when there
- *   is room; fewer slots, no chunk (pos and end 0), or an end of 0
- *   (rec_thread_set and rec_thread_drop clear end first) wrap or exceed
- *   it. */
+ *   is room; fewer slots, no chunk (pos and end 0), or pos beside an end of
+ *   0 (rec_thread_set and rec_thread_drop clear end first, so that is what
+ *   a handler finds while its thread changes chunks) wrap or exceed it. */
 #define CUTAP_TAKE_SLOTS(th, n, rp)                                                                              \
     __extension__({                                                                                              \
-        struct cutap_rec_call *e1_ = (th)->rec.end;                                                              \
-        uintptr_t r_ = (uintptr_t)(n) * CUTAP_SLOT;                                                              \
-        atomic_signal_fence(memory_order_seq_cst);                                                               \
-        __asm__ volatile("xaddq %0, %1" : "+r"(r_), "+m"((th)->rec.pos));                                       \
-        atomic_signal_fence(memory_order_seq_cst);                                                               \
-        struct cutap_rec_call *e2_ = (th)->rec.end;                                                              \
-        int ok_ = e1_ == e2_ && !(((uintptr_t)e2_ - r_ - (uintptr_t)(n) * CUTAP_SLOT) >> 38);                    \
-        if (__builtin_expect(ok_, 1)) {                                                                          \
-            cutap_rec_prefetch((struct cutap_rec_call *)r_ + (n));                                               \
-            *(rp) = (struct cutap_rec_call *)r_;                                                                 \
+        int ok_ = 0;                                                                                             \
+        if (__builtin_expect(!(th)->resv, 1)) {                                                                  \
+            (th)->resv = 1;                                                                                      \
+            atomic_signal_fence(memory_order_seq_cst);                                                           \
+            struct cutap_rec_call *r_ = (th)->rec.pos;                                                           \
+            ok_ = !(((uintptr_t)(th)->rec.end - (uintptr_t)r_ - (uintptr_t)(n) * CUTAP_SLOT) >> 38);             \
+            if (__builtin_expect(ok_, 1))                                                                        \
+                (th)->rec.pos = r_ + (n);                                                                        \
+            atomic_signal_fence(memory_order_seq_cst);                                                           \
+            (th)->resv = 0;                                                                                      \
+            if (__builtin_expect(ok_, 1)) {                                                                      \
+                cutap_rec_prefetch(r_ + (n));                                                                    \
+                *(rp) = r_;                                                                                      \
+            }                                                                                                    \
         }                                                                                                        \
         ok_;                                                                                                     \
     })

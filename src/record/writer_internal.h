@@ -164,6 +164,10 @@ static inline struct cutap_rec_call *rec_reserve(unsigned n)
 {
     struct cutap_thread *th = &cutap_tls;
     struct cutap_rec_call *r;
+    /* a signal handler's call that interrupted this thread's taking of
+     * slots (CUTAP_TAKE_SLOTS) takes none, nor a new chunk: NULL, lost */
+    if (CUTAP_UNLIKELY(th->resv))
+        return NULL;
     if (CUTAP_LIKELY(CUTAP_TAKE_SLOTS(th, n, &r)))
         return r;
     return rec_reserve_slow(n);
@@ -194,8 +198,11 @@ static inline void rec_thread_set(struct rec_thread *t, struct cutap_rec_call *p
 /* --- meta.c ------------------------------------------------------------- */
 
 extern _Atomic uint8_t rec_layer_noted[CUTAP_LAYER_COUNT];
-/* A meta record of len bytes of text (NUL-separated fields allowed): 0
- * written, -1 not (no room: a full or dead file) */
+/* A meta record of len bytes of text (NUL-separated fields allowed). */
+/* 0 written; 1 not written for now (a signal handler's call that came
+ * while its thread took slots): a caller that marked the thing written
+ * unmarks it, so that a later call writes it; -1 not (no room: a full or
+ * dead file, where trying again on every call would only cost) */
 int rec_write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len);
 /* A layer's binding, once per file. */
 void rec_note_layer(int layer);
