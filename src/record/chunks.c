@@ -47,18 +47,23 @@ static void thread_exit(void *v)
 {
     (void)v;
     struct rec_thread *t = &cutap_rt;
+    /* The whole hand-over with the thread's signals blocked: a signal
+     * handler's call between reading the position and dropping the chunk
+     * wrote its record into the tail given away, which the next owner's
+     * THREAD record overwrote (helper-28's review); and a handler's ring
+     * take ran inside the ring's release. */
+    sigset_t old;
+    int blocked = rec_sig_block(&old);
     if (rec_ring.n) {
         rec_thread_drop(t);   /* (first: as below) */
         rec_ring_release_all(t);   /* a ring's chunks are never passed on: they are reused */
     } else {
         /* (dropped before the tail is given away: a signal handler's call
-         * then takes a chunk of its own, never writes into a tail another
-         * thread may have taken) */
+         * after this destructor takes a chunk of its own, never writes into
+         * a tail another thread may have taken) */
         struct cutap_rec_call *pos = t->pos, *end = t->end;
         rec_thread_drop(t);
         if (pos && end - pos >= TAIL_MIN && !atomic_load(&rec_file.dead)) {
-            sigset_t old;
-            int blocked = rec_sig_block(&old);
             pthread_mutex_lock(&tail_lock);
             if (ntails < TAILS_MAX) {
                 tails[ntails].pos = pos;
@@ -66,9 +71,9 @@ static void thread_exit(void *v)
                 __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
             }
             pthread_mutex_unlock(&tail_lock);
-            rec_sig_restore(blocked, &old);
         }
     }
+    rec_sig_restore(blocked, &old);
     if (t->tab)
         munmap(t->tab, TAB_BYTES);
     t->tab = NULL;
