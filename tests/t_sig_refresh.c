@@ -29,7 +29,16 @@
  * that did not succeed: a handler's call made while its own thread is
  * still adopting the layer gets the layer's "unavailable" status, a known
  * limit, docs/LIMITS.md); status 0 when the main thread's calls succeeded.
- *   t_sig_adopt adopt */
+ *   t_sig_adopt adopt
+ * The dynamic-id mode: slot 1 of the fake's FAKE_SIZED export table (a
+ * dynamic id, FAKE_SIZED#1, its trampoline switched by the refresh) is
+ * turned on for the client once from the handler, at its first tick, while
+ * the main thread turns the client on and off for cuDeviceGetCount; then,
+ * the timer off, the slot is called 100 times, which the client must see.
+ * 20 rounds, the slot turned off before each. A deferred refresh of a
+ * dynamic id was dropped (helper-27's review: 0 of 100 seen in 5 runs of
+ * 8). Prints "dyn rounds R seen S of 2000".
+ *   t_sig_refresh dyn */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <signal.h>
@@ -50,6 +59,10 @@ static int client = -1;
 static int (*enable)(int, uint32_t, int);
 static uint32_t id_count, id_current;
 static _Atomic long seen_count, seen_current;
+static uint32_t id_slot;                     /* dyn mode: FAKE_SIZED#1 */
+static volatile sig_atomic_t dyn_armed;      /* dyn mode: the handler turns the slot on once */
+static _Atomic long seen_slot;
+
 static int (*nvrtc_version)(int *, int *);
 static volatile sig_atomic_t nvrtc_ok;
 
@@ -60,6 +73,8 @@ static int pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
         atomic_fetch_add(&seen_count, 1);
     else if (call->id == id_current)
         atomic_fetch_add(&seen_current, 1);
+    else if (id_slot && call->id == id_slot)
+        atomic_fetch_add(&seen_slot, 1);
     return 0;
 }
 
@@ -151,8 +166,66 @@ static int adopt_mode(void)
     return bad;
 }
 
+static void on_timer_dyn(int sig)
+{
+    (void)sig;
+    if (dyn_armed) {
+        dyn_armed = 0;
+        if (enable(client, id_slot, 1))
+            bad = 1;
+    }
+    handled++;
+}
+
+CUresult cuGetExportTable(const void **table, const void *uuid);
+
+static int dyn_mode(void)
+{
+    static const unsigned char sized[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+    const uintptr_t *t = NULL;
+    if (cuGetExportTable((const void **)&t, sized) || !t || ((int (*)(int))t[1])(41) != 42)
+        return 1;
+    uint32_t (*lookup)(const char *) = (uint32_t (*)(const char *))dlsym(RTLD_DEFAULT, "cutap_lookup");
+    int (*reg)(const char *, cutap_pre_fn, cutap_post_fn, void *) =
+        (int (*)(const char *, cutap_pre_fn, cutap_post_fn, void *))dlsym(RTLD_DEFAULT, "cutap_register");
+    enable = (int (*)(int, uint32_t, int))dlsym(RTLD_DEFAULT, "cutap_enable");
+    if (!lookup || !reg || !enable || (id_slot = lookup("FAKE_SIZED#1")) == CUTAP_ID_ALL ||
+        (client = reg("sig-refresh", pre, NULL, NULL)) < 0) {
+        printf("no dynamic id FAKE_SIZED#1 or no API\n");
+        return 1;
+    }
+    uint32_t id_dev = lookup("cuDeviceGetCount");
+    long seen = 0;
+    int rounds = 0;
+    for (; rounds < 20; rounds++) {
+        if (enable(client, id_slot, 0))
+            return 1;
+        handled = 0;
+        dyn_armed = 1;
+        timer_t tm;
+        if (start_timer(&tm, on_timer_dyn))
+            return 1;
+        for (long r = 0; dyn_armed || r < 1000; r++)   /* until the handler has run, and on a while */
+            if (enable(client, id_dev, (int)(r & 1)))
+                bad = 1;
+        stop_timer(tm);
+        seen_slot = 0;
+        for (int i = 0; i < 100; i++)
+            if (((int (*)(int))t[1])(i) != i + 1)
+                bad = 1;
+        seen += seen_slot;
+    }
+    printf("dyn rounds %d seen %ld of %d\n", rounds, seen, rounds * 100);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "dyn")) {
+        if (cuInit(0))
+            return 1;
+        return dyn_mode();
+    }
     if (argc > 1 && !strcmp(argv[1], "adopt")) {
         if (cuInit(0))
             return 1;
