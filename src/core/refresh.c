@@ -9,15 +9,20 @@
 
 #include "core_internal.h"
 
-/* Recomputes the fast-path pointer of an id from the driver state, the
- * masks and the fixups. Called whenever one of them changes; serialised, so
- * a refresh that read an old mask can never store after one that read the
- * new mask (an enabled client would otherwise be bypassed for good). */
+/* A refresh recomputes where an id's calls go (route_of) whenever what
+ * decides it changes; serialised, so a refresh that read an old mask can
+ * never store after one that read the new mask (an enabled client would
+ * otherwise be bypassed for good). */
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static void refresh_child(void);
 __attribute__((constructor)) static void refresh_atfork(void) { pthread_atfork(NULL, NULL, refresh_child); }
 
-static void refresh_locked(uint32_t id)
+/* Where calls of id go, from the driver's and the layers' state, the
+ * masks and the fixups, the trampolines' switches set on the way; NULL for
+ * a dynamic id (its trampoline's switch is all it has). fast: a generated
+ * fast path may be named (a refresh, which sets the slot's real function
+ * first); else only the general ways (cutap_refresh_fallback). */
+static void *route_of(uint32_t id, int fast)
 {
     int want = atomic_load(&cutap_mask[id]) != 0;
     if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
@@ -32,13 +37,11 @@ static void refresh_locked(uint32_t id)
              * call must find out which major the layer is before any typed
              * code touches its arguments (a library of an older major may
              * be loaded later, whose signature may be another). */
-            atomic_store(&cutap_hot[id].to, resolver);
-            return;
+            return resolver;
         }
         if (route) {
             __atomic_store_n(&route->active, (uint8_t)(want || !route->real), __ATOMIC_RELEASE);
-            atomic_store(&cutap_hot[id].to, cutap_lib_route_stub(id));
-            return;
+            return cutap_lib_route_stub(id);
         }
     }
     if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
@@ -49,24 +52,30 @@ static void refresh_locked(uint32_t id)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         /* (a variant of an older major has no fast path: those take the
          * pinned signature) */
-        if (want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) && mask == atomic_load(&cutap_fast_mask) &&
+        if (fast && want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) &&
+            mask == atomic_load(&cutap_fast_mask) &&
             (kind != 1 || atomic_load_explicit(&cutap_named[id], memory_order_acquire)))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
         /* the fast paths call the real function from the slot (set before
          * its entry, never cleared: a thread still inside a fast path the
          * entry no longer names calls it) */
-        if (real)
+        if (fast && real)
             __atomic_store_n(&cutap_hot[id].real, real, __ATOMIC_RELEASE);
         /* none of those: the typed slow path (the front's entry jumps to
          * whatever is here; 0 would mean "core not loaded" to it) */
-        atomic_store(&cutap_hot[id].to, hot ? hot : cutap_static_slow(id));
-        return;
+        return hot ? hot : cutap_static_slow(id);
     }
     struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
     if (ctx)
         __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
-    if (id < CUTAP_STATIC_COUNT)   /* untyped: its trampoline stub, always */
-        atomic_store(&cutap_hot[id].to, cutap_untyped_stub(id));
+    return id < CUTAP_STATIC_COUNT ? cutap_untyped_stub(id) : NULL;   /* untyped: its trampoline stub, always */
+}
+
+static void refresh_locked(uint32_t id)
+{
+    void *to = route_of(id, 1);
+    if (to)
+        atomic_store(&cutap_hot[id].to, to);
 }
 
 /* The front's entry of static id, while cutap_hot[id] is still 0 (the
@@ -198,24 +207,11 @@ int cutap_refresh_id_named(uint32_t id)
 }
 
 /* Where a call of static id may go while its refresh is left to another
- * (cutap_refresh_id returned 1): the general way for its state now, never a
- * fast path (whose real function the refresh sets first). */
+ * (cutap_refresh_id returned 1): the way the refresh would choose, but
+ * never a fast path (whose real function the refresh sets first). */
 void *cutap_refresh_fallback(uint32_t id)
 {
-    if (id >= CUTAP_STATIC_COUNT)
-        return NULL;
-    if (id >= CUTAP_DRIVER_COUNT && cutap_fn(id)->typed) {
-        int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
-        void *resolver = cutap_lib_resolver(id);
-        if (resolver && atomic_load(&cutap_lib_state[k]) != 1)
-            return resolver;
-        struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
-        if (route) {
-            __atomic_store_n(&route->active, (uint8_t)1, __ATOMIC_RELEASE);
-            return cutap_lib_route_stub(id);
-        }
-    }
-    return cutap_fn(id)->typed ? cutap_static_slow(id) : cutap_untyped_stub(id);
+    return id < CUTAP_STATIC_COUNT ? route_of(id, 0) : NULL;
 }
 
 void cutap_fast_trace_forget(void)
