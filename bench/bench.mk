@@ -43,9 +43,10 @@ bench: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/be
 
 # SQLite's own insert rate for rows like the export's calls (the floor
 # under export --format sqlite), loaded at run time as the command does.
-$(BUILD)/bench/sqlite_floor: bench/sqlite_floor.c cli/sqlite_dl.c cli/sqlite_dl.h cli/export/sqlite_calls.h
+$(BUILD)/bench/sqlite_floor: bench/sqlite_floor.c cli/sqlite_dl.c cli/sqlite_dl.h cli/dl_table.c cli/dl_table.h \
+		cli/export/sqlite_calls.h
 	@mkdir -p $(BUILD)/bench
-	$(CC) -O2 -g $(WARN) -Icli -o $@ bench/sqlite_floor.c cli/sqlite_dl.c -ldl
+	$(CC) -O2 -g $(WARN) -Icli -o $@ bench/sqlite_floor.c cli/sqlite_dl.c cli/dl_table.c -ldl
 
 # Each reader's calls per second on a 3 M-call trace, against issue #27's 10 M/s.
 bench-readers: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/sqlite_floor

@@ -80,11 +80,16 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
         else if ((h->gpu & CUTAP_GPU_ON_STARTED) && !(h->gpu & CUTAP_GPU_ON_FLUSHED))
             fprintf(f, "process %d: did not reach exit: the GPU activity since CUPTI's last hand-over of its buffers "
                        "may be missing\n", h->pid);
-        if (h->gpu_pushed > p->gpu_paired)
+        if (h->gpu_pushed > p->gpu_paired && !(h->gpu & CUTAP_GPU_ON_CALLBACKS))
             fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " calls that enqueue GPU work have no CUPTI record in the "
                        "file: their GPU activity was not delivered (the process did not reach exit, or another CUPTI "
                        "client took CUPTI's buffers over)\n", h->pid, h->gpu_pushed - (uint64_t)p->gpu_paired,
                     h->gpu_pushed);
+        else if (h->gpu_pushed > p->gpu_paired)   /* joined through callbacks: no record for the call itself */
+            fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " successful calls that enqueue GPU work have no GPU "
+                       "activity in the file: not delivered (the process did not reach exit, or another CUPTI client "
+                       "took CUPTI's buffers over), or none made (a copy of no bytes, an empty graph)\n", h->pid,
+                    h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed);
         if (p->ngpu > p->gpu_joined)
             fprintf(f, "process %d: %zu of %zu activity records joined to no launching call (its correlation not "
                        "written, or the call not recorded)\n", h->pid, p->ngpu - p->gpu_joined, p->ngpu);

@@ -129,8 +129,10 @@ struct cutap_file_header {
     uint64_t gpu_records;       /* activity records written (updated as buffers arrive) */
     char gpu_why[128];          /* FAILED: why, in words */
     uint64_t gpu_pushed;        /* calls that enqueue GPU work whose place cutap gave CUPTI (an
-                                   external id pushed, or paired itself): each should have a CORR
-                                   record in the file once CUPTI delivered its buffers */
+                                   external id pushed, or paired itself) or kept for CUPTI's
+                                   callbacks (CUTAP_GPU_ON_CALLBACKS): each should have a CORR
+                                   record (or GPU_CORR meta record) in the file once CUPTI
+                                   delivered its buffers */
 };
 /* File header gpu bits. */
 enum {
@@ -141,6 +143,12 @@ enum {
     CUTAP_GPU_ON_FLUSHED = 1u << 4,    /* the last buffers were flushed at exit */
     CUTAP_GPU_ON_TAKEN = 1u << 5,      /* the program's own CUPTI client took the buffers over
                                           (gpu_why says when); nothing recorded after that */
+    CUTAP_GPU_ON_CALLBACKS = 1u << 6,  /* calls joined through CUPTI's callbacks (GPU_CORR meta
+                                          records in the threads' runs), not external ids */
+    CUTAP_GPU_ON_PUSHED = 1u << 7,     /* calls joined through external ids (CORR GPU records): from
+                                          the start (CUPTI had another subscriber, e.g. cutap's
+                                          --runtime=cupti), or from when the program subscribed to
+                                          CUPTI itself (with CALLBACKS) */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may
@@ -282,6 +290,16 @@ enum {
      * byte. Same format version (5): readers before issue #32 skip it as
      * a meta record of a kind they do not know. */
     CUTAP_META_PARAMS = 9,
+    /* Issue #31 (trace --gpu, joined through CUPTI's callbacks): the
+     * correlation id CUPTI gave a call that enqueues GPU work, written by
+     * the calling thread into its run of records while the call runs: aux
+     * = the correlation id (what the GPU chunks' KERNEL, MEMCPY and MEMSET
+     * records carry), key = the place of the record of the outermost
+     * enqueuing call open on the thread (take << 24 | slot, as a CORR GPU
+     * record's start), clock = 0. The same pair as a CORR GPU record;
+     * readers before it skip it as a meta record of a kind they do not
+     * know. */
+    CUTAP_META_GPU_CORR = 10,
 };
 enum {
     CUTAP_ENV_SECURE = 1,   /* secure_getenv */

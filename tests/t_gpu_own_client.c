@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local
+ *   t_gpu_own_client before|after|local|sub
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -11,8 +11,13 @@
  *   the definition found first, which under cutap is cutap's (bare: none,
  *   and the library's own is taken).
  * It enables kernels itself, flushes at the end and prints "own kernels N":
- * the kernel records its own callbacks got (what CUPTI gave it). Linked
- * against libcupti (the call binds as a library's would). */
+ * the kernel records its own callbacks got (what CUPTI gave it).
+ * sub: launches 20 kernels, then subscribes to CUPTI's callbacks
+ *   (cuptiSubscribe: CUPTI has one subscriber; under cutap trace --gpu,
+ *   cutap's) and enables cuLaunchKernel's, launches 20 more and prints
+ *   "own subscriber R callbacks N": cuptiSubscribe's result and the
+ *   callbacks it got (20 entries and 20 exits), no activity client.
+ * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -30,6 +35,13 @@ CUresult cuCtxSynchronize(void);
 typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max);
 typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
 int cuptiActivityRegisterCallbacks(req_fn, done_fn);
+int cuptiSubscribe(void **subscriber, void (*fn)(void *, int, uint32_t, const void *), void *userdata);
+static unsigned long own_callbacks;
+static void on_callback(void *ud, int domain, uint32_t cbid, const void *data)
+{
+    (void)ud, (void)data;
+    own_callbacks += domain == 1 && cbid == 307;   /* CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel */
+}
 static int (*enable)(int);
 static int (*next_record)(uint8_t *, size_t, const void **);
 static int (*flush_all)(uint32_t);
@@ -95,6 +107,23 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "before") && own_client(cupti, 0))
         return 1;
+    if (!strcmp(mode, "sub")) {
+        int (*en)(uint32_t, void *, int, uint32_t) =
+            (int (*)(uint32_t, void *, int, uint32_t))dlsym(cupti, "cuptiEnableCallback");
+        if (!en || cuInit(0))
+            return 1;
+        CUfunction f = NULL;
+        cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
+        launches(f, 20);
+        void *sub = NULL;
+        int r = cuptiSubscribe(&sub, on_callback, NULL);
+        if (!r)
+            en(1, sub, 1, 307);
+        launches(f, 20);
+        cuCtxSynchronize();
+        printf("own subscriber %d callbacks %lu\n", r, own_callbacks);
+        return 0;
+    }
     if (cuInit(0))
         return 1;
     CUfunction f = NULL;

@@ -12,6 +12,12 @@
  *   - cuCtxGetCurrent: 7 rounds of 1 M calls;
  *   - an empty kernel launch: 7 rounds of 20,000 cuLaunchKernel on a
  *     stream, synchronised every 1,000 launches;
+ *   - the CPU an empty launch takes: 7 rounds of 20,000 launches,
+ *     synchronised every 100, the CPU time the synchronisations took left
+ *     out: of the launching thread (lcpu) and of the whole process (pcpu:
+ *     CUPTI's and cutap's own threads too). The wall time of a launch is
+ *     paced by the GPU (about 3.2 us an empty kernel on the H100); its CPU
+ *     time is what a CPU-bound program pays (issue #31);
  *   - cudaGetDevice of libcudart.so.13, opened RTLD_LOCAL and found with
  *     dlsym as frameworks do (the runtime layer's wrapper under cutap):
  *     7 rounds of 1 M calls;
@@ -40,6 +46,13 @@
 #define ROUNDS 7
 #define NCTX 1000000L
 #define NLAUNCH 20000L
+
+static uint64_t cpu_ns(clockid_t c)
+{
+    struct timespec t;
+    clock_gettime(c, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 
 /* One child: prints "ctx <ns> ..." and "launch <ns> ..." on stdout. */
@@ -77,6 +90,26 @@ static int child(void)
         }
         printf(" %.3f", (double)(cutap_now_ns() - a) / NLAUNCH);
     }
+    printf("\nlcpu");
+    double pcpu[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID), p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID), waited = 0;
+        for (long i = 0; i < NLAUNCH; i++) {
+            if (launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL))
+                return 1;
+            if (i % 100 == 99) {
+                uint64_t w = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+                BENCH_CK(ssync(st));
+                waited += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - w;
+            }
+        }
+        uint64_t t1 = cpu_ns(CLOCK_THREAD_CPUTIME_ID), p1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+        printf(" %.3f", (double)(t1 - t0 - waited) / NLAUNCH);
+        pcpu[r] = (double)(p1 - p0 - waited) / NLAUNCH;
+    }
+    printf("\npcpu");
+    for (int r = 0; r < ROUNDS; r++)
+        printf(" %.3f", pcpu[r]);
     printf("\n");
     void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
     int (*getdev)(int *) = rt ? (int (*)(int *))dlsym(rt, "cudaGetDevice") : NULL;
@@ -113,21 +146,30 @@ static int child(void)
  * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
  * helper on the CPUs the program may not use) */
 enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, TGPU, TGPUNOAPI, TGPUNOTS, TGPUALLAPI,
-       GPUREF, GPUREFAPI, GPUREFALL, NSYS, NMODES };
+       TGPUNONE, TGPUPUSH, GPUREF, GPUREFAPI, GPUREFALL, GPUREFCB, NSYS, NMODES };
 static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trace",  "tsame",
                                               "tidle", "trace0", "cupti",  "stat2",  "trace2",
-                                              "tgpu",  "tgpuna", "tgpunt", "tgpuaa", "gpuref", "gpuapi",
-                                              "gpuall", "nsys"};
+                                              "tgpu",  "tgpuna", "tgpunt", "tgpuaa", "tgpunn", "tgpups", "gpuref",
+                                              "gpuapi", "gpuall", "gpucb", "nsys"};
 /* stat2, trace2: stat and trace of another build (CUTAP_LIBRARY2, e.g. the
  * commit before a change), side by side; skipped when it is not set.
  * With CUTAP_GPUREF_LIB (build/gpu/libgpu_ref.so), GPU activity's cost
  * (issue #31): tgpu trace --gpu (CUTAP_GPU=1), tgpuna without API records
  * asked for, tgpunt on CUPTI's own clock, tgpuaa with API records asked
- * for by kind, not function by function (CUTAP_GPU_DIAG=noapi, nots,
- * allapi); gpuref the bare CUPTI activity referee, gpuapi it with API
- * records of the two launch functions (GPU_REF_API=launch: function by
- * function), gpuall of every call (GPU_REF_API=all: by kind). */
+ * for by kind, not function by function, tgpunn with neither API records
+ * nor external ids, tgpups joined through external ids rather than
+ * CUPTI's callbacks (CUTAP_GPU_DIAG=noapi, nots, allapi, "nopush noapi":
+ * nothing joined, what CUPTI's kernel activity alone costs under cutap,
+ * push: the way before callbacks, and where cutap cannot subscribe);
+ * tgpuna, tgpunt and tgpuaa are of the external ids' way too;
+ * gpuref the bare CUPTI activity referee, gpuapi it with API records of
+ * the two launch functions (GPU_REF_API=launch: function by function),
+ * gpuall of every call (GPU_REF_API=all: by kind), gpucb it with a
+ * callback subscriber on the two launch functions, keeping each launch's
+ * correlation id (GPU_REF_API=cb: another way to join kernels to calls). */
 static int gpu_mode(int m) { return m >= TGPU && m != NSYS; }
+static int ref_mode(int m) { return m == GPUREF || m == GPUREFAPI || m == GPUREFALL || m == GPUREFCB; }
+static int tgpu_mode(int m) { return m >= TGPU && m <= TGPUPUSH; }
 /* nsys: the child under `nsys profile -t cuda` (CUTAP_NSYS: the nsys
  * binary; skipped when it is not set): nsys's API trace and GPU activity,
  * the anchor of issue #31. nsys turns its capture into a report after the
@@ -138,8 +180,14 @@ static int gpu_mode(int m) { return m >= TGPU && m != NSYS; }
 static int nsys_said;   /* the last nsys run's child had a CUPTI loaded */
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
-static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
-                    double *ctx, int *nctx, double *lau, int *nlau, double *rt, int *nrt)
+struct series {
+    double v[50 * ROUNDS];
+    int n;
+};
+enum { S_CTX, S_LAUNCH, S_RT, S_LCPU, S_PCPU, NSERIES };
+static const char *const series_tag[NSERIES] = {"ctx ", "launch ", "rt ", "lcpu ", "pcpu "};
+
+static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp, struct series *s)
 {
     int fd[2];
     nsys_said = 0;
@@ -151,23 +199,28 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     if (pid == 0) {
         dup2(fd[1], 1);
         close(fd[0]);
-        if (m != BARE && m != CUPTI && m != GPUREF && m != GPUREFAPI && m != GPUREFALL)
+        if (m != BARE && m != CUPTI && !ref_mode(m))
             setenv("LD_PRELOAD", m == STAT2 || m == TRACE2 ? getenv("CUTAP_LIBRARY2") : lib, 1);
         if (m == STAT || m == STAT2)
             setenv("CUTAP_COUNT", tmp, 1);
-        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2 || m == TGPU || m == TGPUNOAPI ||
-            m == TGPUNOTS || m == TGPUALLAPI)
+        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0 || m == TRACE2 || tgpu_mode(m))
             setenv("CUTAP_TRACE", tmp, 1);
-        if (m == TGPU || m == TGPUNOAPI || m == TGPUNOTS || m == TGPUALLAPI)
+        if (tgpu_mode(m))
             setenv("CUTAP_GPU", "1", 1);
-        if (m == TGPUNOAPI || m == TGPUNOTS || m == TGPUALLAPI)
-            setenv("CUTAP_GPU_DIAG", m == TGPUNOAPI ? "noapi" : m == TGPUNOTS ? "nots" : "allapi", 1);
-        if (m == GPUREF || m == GPUREFAPI || m == GPUREFALL) {
+        if (tgpu_mode(m) && m != TGPU)
+            setenv("CUTAP_GPU_DIAG",
+                   m == TGPUNOAPI    ? "noapi"
+                   : m == TGPUNOTS   ? "nots"
+                   : m == TGPUALLAPI ? "allapi"
+                   : m == TGPUPUSH   ? "push"
+                                     : "nopush noapi",
+                   1);
+        if (ref_mode(m)) {
             unsetenv("LD_PRELOAD");
             setenv("CUDA_INJECTION64_PATH", getenv("CUTAP_GPUREF_LIB"), 1);
             setenv("GPU_REF_DIR", tmp, 1);
-            if (m == GPUREFALL || m == GPUREFAPI)
-                setenv("GPU_REF_API", m == GPUREFALL ? "all" : "launch", 1);
+            if (m != GPUREF)
+                setenv("GPU_REF_API", m == GPUREFALL ? "all" : m == GPUREFCB ? "cb" : "launch", 1);
         }
         if (m == TRACE0)
             setenv("CUTAP_PREFAULT", "0", 1);
@@ -196,9 +249,10 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     while (f && fgets(line, sizeof line, f)) {
         if (!strcmp(line, "end\n"))
             break;
-        double *dst = !strncmp(line, "ctx", 3) ? ctx : !strncmp(line, "launch", 6) ? lau
-                      : !strncmp(line, "rt ", 3) ? rt : NULL;
-        int *n = dst == ctx ? nctx : dst == lau ? nlau : nrt;
+        struct series *dst = NULL;
+        for (int k = 0; k < NSERIES && !dst; k++)
+            if (!strncmp(line, series_tag[k], strlen(series_tag[k])))
+                dst = &s[k];
         if (!dst && m == NSYS && !strcmp(line, "cupti 1\n"))
             nsys_said = 1;   /* nsys's CUPTI was in the child: it ran it */
         if (!dst)
@@ -209,7 +263,8 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
             double v = strtod(p, &end);
             if (end == p)
                 break;
-            dst[(*n)++] = v;
+            if (dst->n < 50 * ROUNDS)
+                dst->v[dst->n++] = v;
             p = end;
         }
     }
@@ -253,7 +308,7 @@ static int mode_took_effect(int m, const char *tmp)
     if (m == NSYS)
         return nsys_said;
     const char *want = m == CUPTI                                      ? "injected."
-                       : m == GPUREF || m == GPUREFAPI || m == GPUREFALL ? "gpu."
+                       : ref_mode(m)                                    ? "gpu."
                        : m == NSYS                                       ? "n."
                                                                          : NULL;
     DIR *d = opendir(tmp);
@@ -282,8 +337,8 @@ int main(int argc, char **argv)
     int bad = bench_parent(&lib, &ref, self, sizeof self);
     if (bad)
         return bad;
-    static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS], rt[NMODES][50 * ROUNDS];
-    int nctx[NMODES] = {0}, nlau[NMODES] = {0}, nrt[NMODES] = {0}, failed = 0;
+    static struct series S[NMODES][NSERIES];
+    int failed = 0;
     for (int c = 0; c < cycles; c++)
         for (int m = 0; m < NMODES; m++) {
             if ((m == STAT2 || m == TRACE2) && !getenv("CUTAP_LIBRARY2"))
@@ -297,7 +352,7 @@ int main(int argc, char **argv)
             char tmp[] = "/tmp/cutap-overhead.XXXXXX";
             if (!mkdtemp(tmp))
                 return 1;
-            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m], rt[m], &nrt[m])) {
+            if (run_mode(self, m, lib, ref, tmp, S[m])) {
                 fprintf(stderr, "overhead: mode %s failed in cycle %d\n", mode_name[m], c);
                 failed = 1;
             } else if (!mode_took_effect(m, tmp)) {
@@ -309,11 +364,15 @@ int main(int argc, char **argv)
             if (system(cmd))
                 fprintf(stderr, "overhead: could not remove %s\n", tmp);
         }
-    double mc[NMODES], ml[NMODES], mr[NMODES];
+    double mc[NMODES], ml[NMODES], mr[NMODES], mt[NMODES], mp[NMODES];
+    int nctx[NMODES];
     for (int m = 0; m < NMODES; m++) {
-        mc[m] = median(ctx[m], nctx[m]);
-        ml[m] = median(lau[m], nlau[m]);
-        mr[m] = median(rt[m], nrt[m]);
+        nctx[m] = S[m][S_CTX].n;
+        mc[m] = median(S[m][S_CTX].v, S[m][S_CTX].n);
+        ml[m] = median(S[m][S_LAUNCH].v, S[m][S_LAUNCH].n);
+        mr[m] = median(S[m][S_RT].v, S[m][S_RT].n);
+        mt[m] = median(S[m][S_LCPU].v, S[m][S_LCPU].n);
+        mp[m] = median(S[m][S_PCPU].v, S[m][S_PCPU].n);
     }
     printf("%-6s %14s %10s %14s %10s %14s %10s %8s\n", "mode", "cuCtxGetCurrent", "added", "empty launch", "added",
            "cudaGetDevice", "added", "rounds");
@@ -321,6 +380,12 @@ int main(int argc, char **argv)
         if (nctx[m])
             printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %11.2f ns %+8.2f ns %8d\n", mode_name[m], mc[m],
                mc[m] - mc[BARE], ml[m], ml[m] - ml[BARE], mr[m], mr[m] - mr[BARE], nctx[m]);
+    printf("%-6s %14s %10s %14s %10s   (CPU an empty launch takes, synchronisations left out)\n", "mode",
+           "thread CPU", "added", "process CPU", "added");
+    for (int m = 0; m < NMODES; m++)
+        if (nctx[m])
+            printf("%-6s %11.1f ns %+8.1f ns %11.1f ns %+8.1f ns\n", mode_name[m], mt[m], mt[m] - mt[BARE], mp[m],
+                   mp[m] - mp[BARE]);
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
     if (t > 0 && s > 0)
         printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);
@@ -337,10 +402,12 @@ int main(int argc, char **argv)
            mark(mr[STAT] - mr[BARE] <= 5));
     if (nctx[NSYS]) {   /* issue #31's anchor: what nsys adds to each call, against trace and trace --gpu */
         double nc = mc[NSYS] - mc[BARE], nl = ml[NSYS] - ml[BARE], nr = mr[NSYS] - mr[BARE];
-        printf("nsys adds: cuCtxGetCurrent %+.1f ns, empty launch %+.1f ns, cudaGetDevice %+.1f ns\n", nc, nl, nr);
+        printf("nsys adds: cuCtxGetCurrent %+.1f ns, empty launch %+.1f ns (its thread's CPU %+.1f ns), cudaGetDevice "
+               "%+.1f ns\n", nc, nl, mt[NSYS] - mt[BARE], nr);
         if (nctx[TGPU])
-            printf("trace --gpu against nsys: cuCtxGetCurrent %+.1f ns, empty launch %+.1f ns, cudaGetDevice %+.1f ns\n",
-                   mc[TGPU] - mc[NSYS], ml[TGPU] - ml[NSYS], mr[TGPU] - mr[NSYS]);
+            printf("trace --gpu against nsys: cuCtxGetCurrent %+.1f ns, empty launch %+.1f ns (its thread's CPU %+.1f "
+                   "ns), cudaGetDevice %+.1f ns\n",
+                   mc[TGPU] - mc[NSYS], ml[TGPU] - ml[NSYS], mt[TGPU] - mt[NSYS], mr[TGPU] - mr[NSYS]);
     }
     if (failed)
         printf("SOME MODES FAILED: the table above is not to be trusted\n");

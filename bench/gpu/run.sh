@@ -33,7 +33,8 @@
 #    tgpunoapi, tgpunots (trace --gpu without its external ids pushed,
 #    without API records asked for, on CUPTI's own clock: CUTAP_GPU_DIAG),
 #    tgpuallapi (API records asked for by kind, those of other functions
-#    dropped: CUTAP_GPU_DIAG=allapi), tgpunoflush (no periodic flush:
+#    dropped: CUTAP_GPU_DIAG=allapi), tgpupush (joined through external
+#    ids, not CUPTI's callbacks: CUTAP_GPU_DIAG=push), tgpunoflush (no periodic flush:
 #    CUTAP_GPU_FLUSH_MS=0), gpurefapi and gpurefall (the
 #    referee with API records of the two launch functions, of every call).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
@@ -74,7 +75,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     tparams) timeout 200 $PIN build/cutap trace --ioctl-params -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpu) timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tgpunoflush) CUTAP_GPU_FLUSH_MS=0 timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
-    tgpunopush|tgpunoapi|tgpunots|tgpuallapi) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tgpunopush|tgpunoapi|tgpunots|tgpuallapi|tgpupush) CUTAP_GPU_DIAG=${m#tgpu} timeout 200 $PIN build/cutap trace --gpu -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     gpurefapi|gpurefall) mkdir -p "$T/g$c"; GPU_REF_API=$([ $m = gpurefapi ] && echo launch || echo all) CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     gpuref) mkdir -p "$T/g$c"; CUDA_INJECTION64_PATH=$PWD/$B/libgpu_ref.so GPU_REF_DIR=$T/g$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     # nsys turns its capture into a report after the program ends (minutes

@@ -3,9 +3,10 @@
  * launched them (docs/FORMAT.md, "GPU activity").
  *
  * The join: a KERNEL, MEMCPY or MEMSET record carries CUPTI's correlation
- * id of the API call that enqueued it; a CORR record pairs that id with
- * cutap's external id, the place of the call's record (take << 24 |
- * slot); the chunk of that take holds it. A record that joins to no call
+ * id of the API call that enqueued it; a CORR record (or a GPU_CORR meta
+ * record in the calling thread's run) pairs that id with cutap's external
+ * id, the place of the call's record (take << 24 | slot); the chunk of
+ * that take holds it. A record that joins to no call
  * record (its CORR record not written: the process was killed, a call
  * cutap did not record) is kept, unjoined, and counted. */
 #include <stdio.h>
@@ -16,6 +17,8 @@
 
 struct corr {
     uint32_t correlation;
+    uint8_t callback;   /* from a GPU_CORR meta record: written by the calling thread, not delivered by CUPTI */
+    uint8_t used;       /* an activity record carries its correlation */
     uint64_t ext;
 };
 struct take {
@@ -44,6 +47,17 @@ void rd_gpu_take(struct tr_proc *p, uint64_t take, size_t off)
         return;
     s->takes = rd_grow(s->takes, &s->cap_takes, s->ntakes + 1, sizeof *s->takes);
     s->takes[s->ntakes++] = (struct take){take, off};
+}
+
+/* A GPU_CORR meta record of a thread's run (joined through CUPTI's
+ * callbacks): the same pair as a CORR GPU record. */
+void rd_gpu_corr(struct tr_proc *p, uint32_t correlation, uint64_t ext)
+{
+    struct gpu_scan *s;
+    if (!(p->h.gpu & CUTAP_GPU_ON_STARTED) || !(s = scan_of(p)))
+        return;
+    s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
+    s->corr[s->ncorr++] = (struct corr){.correlation = correlation, .callback = 1, .ext = ext};
 }
 
 static uint64_t to_realtime(const struct tr_proc *p, uint64_t t)
@@ -80,7 +94,7 @@ void rd_gpu_chunk(struct trace *tr, struct tr_proc *p, const uint8_t *c, size_t 
             bad = "unknown GPU record";
         else if (g->type == CUTAP_GPU_CORR) {
             s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
-            s->corr[s->ncorr++] = (struct corr){g->correlation, g->start};
+            s->corr[s->ncorr++] = (struct corr){.correlation = g->correlation, .ext = g->start};
         } else if (g->type != CUTAP_GPU_API) {
             p->gpu = rd_grow(p->gpu, &p->cap_gpu, p->ngpu + 1, sizeof *p->gpu);
             p->gpu[p->ngpu++] = (struct tr_gpu){.t0 = to_realtime(p, g->start), .t1 = to_realtime(p, g->end),
@@ -189,9 +203,13 @@ void rd_gpu_join(struct tr_proc *p)
     for (size_t i = 0; i < p->ngpu; i++) {
         struct tr_gpu *x = &p->gpu[i];
         struct corr key = {.correlation = x->g->correlation};
-        const struct corr *c = s->ncorr ? bsearch(&key, s->corr, s->ncorr, sizeof key, cmp_corr) : NULL;
+        struct corr *c = s->ncorr ? bsearch(&key, s->corr, s->ncorr, sizeof key, cmp_corr) : NULL;
         if (!c)
             continue;
+        for (struct corr *o = c; o >= s->corr && o->correlation == c->correlation; o--)
+            o->used = 1;
+        for (struct corr *o = c + 1; o < s->corr + s->ncorr && o->correlation == c->correlation; o++)
+            o->used = 1;
         /* a correlation id CUPTI gave twice (its 32 bits wrapped) to calls of
          * other places: which launched this is not known, so none did */
         int ambiguous = 0;
@@ -215,15 +233,18 @@ void rd_gpu_join(struct tr_proc *p)
         joined++;
     }
     p->gpu_joined = joined;
-    /* the calls CUPTI paired (distinct external ids: where CUPTI records
-     * every API call, one id may pair with several correlations) */
+    /* the calls whose CUPTI records came (distinct external ids: where
+     * CUPTI records every API call, one id may pair with several
+     * correlations): a CORR record is CUPTI's; a pair the calling thread
+     * wrote (callbacks) counts once an activity record carries its id */
     uint64_t *ext = s->ncorr ? malloc(s->ncorr * sizeof *ext) : NULL;
-    size_t distinct = 0;
+    size_t distinct = 0, n = 0;
     if (ext) {
         for (size_t i = 0; i < s->ncorr; i++)
-            ext[i] = s->corr[i].ext;
-        qsort(ext, s->ncorr, sizeof *ext, cmp_u64);
-        for (size_t i = 0; i < s->ncorr; i++)
+            if (!s->corr[i].callback || s->corr[i].used)
+                ext[n++] = s->corr[i].ext;
+        qsort(ext, n, sizeof *ext, cmp_u64);
+        for (size_t i = 0; i < n; i++)
             distinct += !i || ext[i] != ext[i - 1];
         free(ext);
     }

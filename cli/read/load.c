@@ -512,6 +512,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                 if (m->sub == CUTAP_META_ENV) {
                     if (ti != UINT32_MAX)
                         rd_env(p, m, ti);
+                } else if (m->sub == CUTAP_META_GPU_CORR) {
+                    rd_gpu_corr(p, m->aux, m->key);
                 } else if (m->sub != CUTAP_META_THREAD) {
                     rd_meta(tr, p, m, 0);
                 } else if (h->version >= 3 && !meta_only) {

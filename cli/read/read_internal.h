@@ -33,6 +33,7 @@ void *rd_grow(void *p, size_t *cap, size_t need, size_t elem);
  * once the file was read; freeing. */
 void rd_gpu_chunk(struct trace *tr, struct tr_proc *p, const uint8_t *c, size_t slots, size_t ci);
 void rd_gpu_take(struct tr_proc *p, uint64_t take, size_t off);
+void rd_gpu_corr(struct tr_proc *p, uint32_t correlation, uint64_t ext);
 void rd_gpu_join(struct tr_proc *p);
 void rd_gpu_free(struct tr_proc *p);
 /* realloc to n elements, the new ones zeroed; out of memory ends the command. */

@@ -61,6 +61,11 @@ EXPORTS = [
      "text": "EXPORT int cuptiActivityRegisterCallbacks(",
      "what": "the program's own CUPTI activity client is noted (trace --gpu refuses to start beside it, and stops and "
              "says so when it takes CUPTI's buffers over), then the call goes to libcupti unchanged"},
+    {"name": "cuptiSubscribe", "file": "src/front/cupti_watch.c", "text": "EXPORT int cuptiSubscribe(",
+     "what": "the program's own CUPTI subscriber: trace --gpu first lets its own subscription go (CUPTI has one) and "
+             "joins GPU work to calls through external ids from then on, then the call goes to libcupti unchanged"},
+    {"name": "cuptiSubscribe_v2", "file": "src/front/cupti_watch.c", "text": "EXPORT int cuptiSubscribe_v2(",
+     "what": "as cuptiSubscribe"},
     {"name": "getenv", "file": "src/front/env.c", "text": '__asm__("getenv")',
      "what": "what the NVIDIA libraries read from the environment is recorded (trace), with the object that asked; "
              "every other caller's lookup passes through"},

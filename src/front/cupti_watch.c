@@ -1,4 +1,4 @@
-/* The program's own CUPTI activity client (issue #31).
+/* The program's own CUPTI activity client and subscriber (issue #31).
  *
  * CUPTI keeps one pair of activity buffer callbacks per process: a second
  * cuptiActivityRegisterCallbacks silently replaces the first. cutap trace
@@ -12,7 +12,15 @@
  * after cutap in the lookup order, or, where the program loaded libcupti
  * into a scope of its own (RTLD_LOCAL), the one a loaded object defines:
  * libcupti, or a library with CUPTI linked in statically (older PyTorch
- * builds), never cutap's own. */
+ * builds), never cutap's own.
+ *
+ * CUPTI also has one callback subscriber per process (a second
+ * cuptiSubscribe fails with CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
+ * trace --gpu subscribes to join GPU work to calls; a program that
+ * subscribes itself (Kineto, a CUPTI sample) calls through cuptiSubscribe
+ * or cuptiSubscribe_v2 here: cutap first lets its own subscription go
+ * (record/gpu.c joins through external ids from then on), so that the
+ * program's gets what it asks for, as without cutap. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -30,6 +38,9 @@ CUTAP_FRONT uint64_t cutap_cupti_client_ns;
  * cutap and turns cutap's collection off, so that the program's client gets
  * what it asks for, as without cutap. */
 CUTAP_FRONT void (*cutap_cupti_yield)(void);
+/* Set by record/gpu.c while cutap holds CUPTI's one subscription: called
+ * before the program's cuptiSubscribe goes through, it lets it go. */
+CUTAP_FRONT void (*cutap_cupti_sub_yield)(void);
 
 typedef int (*register_fn)(void *requested, void *completed);
 EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed);
@@ -52,9 +63,9 @@ static int list_loaded(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* The definition a loaded object (and its dependencies) gives, not
- * cutap's: objects named libcupti.so* first, then any other. */
-static register_fn find_loaded(void)
+/* The definition of `name` a loaded object (and its dependencies) gives,
+ * not cutap's (`ours`): objects named libcupti.so* first, then any other. */
+static void *find_loaded(const char *name, const void *ours)
 {
     struct names w = {.n = 0};   /* (8 KiB of the calling thread's stack, once) */
     dl_iterate_phdr(list_loaded, &w);
@@ -65,9 +76,9 @@ static register_fn find_loaded(void)
             if ((pass == 0) != !strncmp(b, "libcupti.so", 11))
                 continue;
             void *h = dlopen(w.name[i], RTLD_NOW | RTLD_NOLOAD);
-            void *f = h ? cutap_libc_dlsym(h, "cuptiActivityRegisterCallbacks") : NULL;
-            if (f && f != (void *)cuptiActivityRegisterCallbacks)
-                return (register_fn)f;
+            void *f = h ? cutap_libc_dlsym(h, name) : NULL;
+            if (f && f != ours)
+                return f;
         }
     return NULL;
 }
@@ -78,7 +89,7 @@ EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
     if (!f) {
         f = (register_fn)cutap_libc_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
         if (!f)
-            f = find_loaded();
+            f = (register_fn)find_loaded("cuptiActivityRegisterCallbacks", (const void *)cuptiActivityRegisterCallbacks);
         if (f)
             __atomic_store_n(&real_register, f, __ATOMIC_RELEASE);
     }
@@ -89,4 +100,51 @@ EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
     if (yield)
         yield();
     return f(requested, completed);
+}
+
+/* libcupti's `name` (the one after cutap in the lookup order, or one a
+ * loaded object defines), cached in *cache; NULL: no libcupti loaded. */
+static void *real_of(const char *name, const void *ours, void *_Atomic *cache)
+{
+    void *f = atomic_load_explicit(cache, memory_order_acquire);
+    if (!f) {
+        f = cutap_libc_dlsym(RTLD_NEXT, name);
+        if (!f || f == ours)
+            f = find_loaded(name, ours);
+        if (f)
+            atomic_store_explicit(cache, f, memory_order_release);
+    }
+    return f;
+}
+
+static void sub_yield(void)
+{
+    void (*yield)(void) = __atomic_load_n(&cutap_cupti_sub_yield, __ATOMIC_ACQUIRE);
+    if (yield)
+        yield();
+}
+
+typedef int (*subscribe_fn)(void *subscriber, void *callback, void *userdata);
+typedef int (*subscribe2_fn)(void *subscriber, void *callback, void *userdata, void *params);
+EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata);
+EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params);
+
+EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata)
+{
+    static void *_Atomic real;
+    subscribe_fn f = (subscribe_fn)real_of("cuptiSubscribe", (const void *)cuptiSubscribe, &real);
+    if (!f)
+        return 15;   /* CUPTI_ERROR_NOT_INITIALIZED, as above */
+    sub_yield();
+    return f(subscriber, callback, userdata);
+}
+
+EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params)
+{
+    static void *_Atomic real;
+    subscribe2_fn f = (subscribe2_fn)real_of("cuptiSubscribe_v2", (const void *)cuptiSubscribe_v2, &real);
+    if (!f)
+        return 15;
+    sub_yield();
+    return f(subscriber, callback, userdata, params);
 }

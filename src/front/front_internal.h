@@ -226,6 +226,7 @@ extern int cutap_tsc_forbidden __attribute__((weak));
  * of its own (CLOCK_MONOTONIC ns | 1), 0: never (record/gpu.c) */
 extern uint64_t cutap_cupti_client_ns;
 extern void (*cutap_cupti_yield)(void);
+extern void (*cutap_cupti_sub_yield)(void);
 extern uint64_t cutap_frozen_ns __attribute__((weak));
 
 /* A clock through the vDSO (~20 ns, no system call), or as allowed. */
@@ -355,6 +356,11 @@ struct cutap_thread {
                                                     take) the refresh lock: a signal handler's refresh on
                                                     it is left to the holder, never waited for */
     uint32_t gpu_open;                           /* record/gpu.c: enqueuing calls open with an id given */
+    uint32_t gpu_last_corr;                      /* record/gpu.c: the correlation id last paired with
+                                                    gpu_ext (a runtime call's callback and its driver
+                                                    call's carry the same: one pair) */
+    uint64_t gpu_ext;                            /* record/gpu.c: the outermost open enqueuing call's
+                                                    place, for CUPTI's callbacks (0: none) */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */
     uint8_t env_busy;                            /* record/env.c: a lookup being recorded (a signal

@@ -20,14 +20,28 @@
  * function they stay CLOCK_REALTIME and the header says so.
  *
  * Joining. CUPTI gives each kernel, copy and memset the correlation id of
- * the API call that enqueued it, and, when an external id was pushed on
- * the calling thread during that call, an EXTERNAL_CORRELATION record
- * pairing the two. cutap pushes, around each call that enqueues GPU work
- * (launches, graph launches, copies, memsets, driver and runtime), the
- * place of that call's record in the file: take << 24 | slot. CUPTI makes
- * such pairs only for calls it makes API records of; it is asked for API
- * records of those functions alone (generated/cupti_gpu_cbid.c), not of
- * every call.
+ * the API call that enqueued it. cutap pairs that id with the place of the
+ * call's record in the file (take << 24 | slot) in one of two ways:
+ *   - callbacks (the default): cutap subscribes to CUPTI's callbacks of the
+ *     functions that enqueue GPU work (launches, graph launches, copies,
+ *     memsets, driver and runtime: generated/cupti_gpu_cbid.c) and nothing
+ *     else. Their entry callback, on the calling thread inside the call,
+ *     gets the correlation id; the thread writes the pair with the place
+ *     of the outermost enqueuing call it has open (a runtime launch's, not
+ *     its driver call's, which CUPTI gives the same id) as a GPU_CORR meta
+ *     record into its own run of records: no lock, nothing of CUPTI's on
+ *     the call's way. On the H200, every kernel of the GPU suite's
+ *     workloads (plain, runtime, cuBLAS, PyTorch, CUDA graphs) carried the
+ *     id of a driver launch callback (tests/gpu/gpu_ref.c GPU_REF_API=cb);
+ *   - external ids, where CUPTI has another subscriber (one a process; the
+ *     program's, or cutap's own --runtime=cupti) or the program subscribes
+ *     later (cupti_watch.c: cutap then lets its own go): cutap pushes the
+ *     place around each such call (cuptiActivityPushExternalCorrelationId)
+ *     and CUPTI writes an EXTERNAL_CORRELATION record pairing the two, for
+ *     calls it makes API records of; it is asked for API records of those
+ *     functions alone. The push and pop cost a launch about 1.6 us of CPU
+ *     on the H200 (bench/gpu/overhead: 3.6 us added to an empty launch's
+ *     CPU against 2.2 without them), the callbacks 0.1 us.
  *
  * Writing. CUPTI hands buffers over on its own threads; they are parsed
  * into 64-byte GPU records (include/cutap_format.h) in GPU chunks, under
@@ -44,64 +58,23 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "writer_internal.h"
+#include "gpu_internal.h"
 
-/* --- CUPTI ABI (cupti_activity.h, cupti_result.h of CUDA 13.0) ---------- */
-enum {
-    CUPTI_OK = 0,
-    CUPTI_MAX_LIMIT_REACHED = 12,
-    K_MEMCPY = 1,
-    K_MEMSET = 2,
-    K_KERNEL = 3,
-    K_DRIVER = 4,
-    K_RUNTIME = 5,
-    K_CONCURRENT_KERNEL = 10,
-    K_MEMCPY2 = 22,         /* peer-to-peer copies between devices (CUpti_ActivityMemcpyPtoP) */
-    K_EXTERNAL_CORRELATION = 39,
-    EXT_KIND = 5,   /* CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2: CUSTOM0/1 are Kineto's */
-    FLUSH_FORCED = 1,
-};
-typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max_records);
-typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
-static struct {
-    int (*register_callbacks)(req_fn, done_fn);
-    int (*enable)(int kind);
-    int (*disable)(int kind);
-    int (*next_record)(uint8_t *buffer, size_t valid, const void **record);
-    int (*flush_all)(uint32_t flag);
-    int (*flush_period)(uint32_t ms);
-    int (*dropped)(void *ctx, uint32_t stream, size_t *n);
-    int (*push)(int kind, uint64_t id);
-    int (*pop)(int kind, uint64_t *last);
-    int (*timestamp_cb)(uint64_t (*)(void));
-    int (*enable_driver_api)(uint32_t cbid, uint8_t on);
-    int (*enable_runtime_api)(uint32_t cbid, uint8_t on);
-    int (*result_string)(int, const char **);
-} C;
-
-/* Field offsets in the records CUPTI 11.8 to 13.0 writes (Kernel8..10,
- * Memcpy5..6, Memset4, ExternalCorrelation, Api): later versions only
- * append fields, so the common prefix is read, never sizeof. */
-#define AT(rec, off, type) (*(const type *)(const void *)((const uint8_t *)(rec) + (off)))
-
+struct gpu_cupti rec_gpu_cupti;
 int rec_gpu_asked;                 /* CUTAP_GPU=1 */
-static _Atomic int gpu_live;       /* CUPTI started: pushes are made */
-static int gpu_client = -1;
-static int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
-static int diag_allapi;  /* CUTAP_GPU_DIAG=allapi */
+_Atomic int gpu_live;              /* CUPTI started: pushes are made */
+int gpu_client = -1;
+int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
+int diag_allapi;  /* CUTAP_GPU_DIAG=allapi */
+int diag_push;    /* CUTAP_GPU_DIAG=push: external ids, not callbacks */
+uint64_t started_ns;   /* when CUPTI was started (CLOCK_MONOTONIC) */
 static cutap_fixup_fn prev_fixup;
 static _Atomic int started;        /* tried (once per process) */
 
 /* --- the GPU chunks ----------------------------------------------------- */
-static pthread_mutex_t w_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t w_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec_thread w_thread;  /* the GPU chunks' writer: no thread's own */
 static struct cutap_rec_call *w_pos, *w_end;
-
-static void header_add(uint64_t *field, uint64_t n)
-{
-    if (rec_file.hdr && n)
-        __atomic_fetch_add(field, n, __ATOMIC_RELAXED);
-}
 
 /* n slots in the current GPU chunk (w_lock held), or NULL: recording stopped. */
 static void *w_reserve(unsigned n)
@@ -180,7 +153,7 @@ static uint32_t name_of(const char *s)
 
 /* A GPU record written (w_lock held), its first byte last: 1, or -1 when
  * there was no room. */
-static int write_gpu(const struct cutap_rec_gpu *g)
+int write_gpu(const struct cutap_rec_gpu *g)
 {
     struct cutap_rec_gpu *r = w_reserve(1);
     if (!r)
@@ -329,122 +302,6 @@ static void buffer_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t
     }
 }
 
-/* --- pushing the launching call's place --------------------------------- */
-static int gpu_push(cutap_call_t *call, uint64_t *scratch);
-/* scratch: bit 0 pushed (popped in post), bit 1 paired here, bit 2 no
- * enqueuing call encloses it (counted in gpu_pushed, in post, if made). */
-static int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
-{
-    (void)ctx;
-    int e = errno;   /* (around the program's calls: its errno is kept) */
-    int k = gpu_push(call, scratch);
-    errno = e;
-    return k;
-}
-
-static uint64_t started_ns;   /* when CUPTI was started (CLOCK_MONOTONIC) */
-
-/* The program's own CUPTI client registered its buffer callbacks after
- * cutap's (src/front/cupti_watch.c): CUPTI now delivers to it. cutap stops
- * (its external ids would reach that client: Kineto warns about each) and
- * says so, once. */
-static __attribute__((noinline, cold)) void taken_over(uint64_t at)
-{
-    int live = 1;
-    if (!atomic_compare_exchange_strong(&gpu_live, &live, 0))
-        return;
-    char why[128];
-    snprintf(why, sizeof why, "the program's own CUPTI client took the activity buffers over %.3f s after cutap's "
-             "start", (double)(at - started_ns) / 1e9);
-    cutap_warn("--gpu: %s; GPU activity after that is not recorded", why);
-    if (rec_file.hdr) {
-        memcpy(rec_file.hdr->gpu_why, why, sizeof why);
-        __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_TAKEN, __ATOMIC_RELEASE);
-    }
-}
-
-/* The program's own client is about to register (src/front/cupti_watch.c,
- * on its thread): what CUPTI holds for cutap is handed to cutap, cutap's
- * kinds are turned off, and cutap stops; then the client gets only what it
- * asks for. */
-static void disable_all(void);
-static void gpu_yield(void)
-{
-    if (!atomic_load(&gpu_live))
-        return;
-    int e = errno;
-    C.flush_all(FLUSH_FORCED);
-    disable_all();
-    taken_over(cutap_now_ns());
-    errno = e;
-}
-
-static int gpu_push(cutap_call_t *call, uint64_t *scratch)
-{
-    int rc = cutap_recorder_client;
-    if (!atomic_load_explicit(&gpu_live, memory_order_relaxed) || rc < 0)
-        return CUTAP_PROCEED;
-    uint64_t taken = __atomic_load_n(&cutap_cupti_client_ns, __ATOMIC_RELAXED);
-    if (CUTAP_UNLIKELY(taken > started_ns)) {
-        taken_over(taken);
-        return CUTAP_PROCEED;
-    }
-    uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
-    struct rec_thread *t = &cutap_rt;
-    char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
-    if (!w || (w >> 47) || !end || r < end - rec_file.csize + CUTAP_SLOT || r >= end)
-        return CUTAP_PROCEED;   /* not recorded (counted, filtered out, no room) */
-    const struct cutap_chunk_header *h = (const void *)(end - rec_file.csize);
-    uint64_t ext = h->take << 24 | (uint64_t)(r - (end - rec_file.csize)) / CUTAP_SLOT;
-    uint32_t cc = cutap_tls.cupti_corr;
-    if ((call->flags & CUTAP_CALL_REPORTED) && cc) {
-        /* a static runtime's call reported through cutap's CUPTI
-         * subscription (--runtime=cupti): CUPTI took the external id before
-         * calling us, so the pair is written here, as CUPTI would */
-        struct cutap_rec_gpu g = {.nslots = 1, .type = CUTAP_GPU_CORR, .correlation = cc, .start = ext,
-                                  .device = EXT_KIND};
-        sigset_t old;
-        int blocked = rec_sig_block(&old);
-        pthread_mutex_lock(&w_lock);
-        int ok = !atomic_load(&rec_file.dead) && write_gpu(&g) > 0;
-        pthread_mutex_unlock(&w_lock);
-        rec_sig_restore(blocked, &old);
-        if (rec_file.hdr)
-            header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
-        *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
-        cutap_tls.gpu_open++;
-        return CUTAP_PROCEED;
-    }
-    if (C.push(EXT_KIND, ext) == CUPTI_OK) {
-        /* counted where no enqueuing call encloses it: CUPTI records no API
-         * call made inside another it records (the runtime's driver calls;
-         * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
-         * pushes) */
-        *scratch = 1 | (cutap_tls.gpu_open ? 0 : 4);
-        cutap_tls.gpu_open++;
-    }
-    return CUTAP_PROCEED;
-}
-
-static void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
-{
-    (void)ctx;
-    if (!*scratch)
-        return;
-    int e = errno;
-    uint64_t last;
-    if (*scratch & 1)
-        C.pop(EXT_KIND, &last);
-    if (cutap_tls.gpu_open)
-        cutap_tls.gpu_open--;
-    /* a call skipped (fault injection) or whose function is missing never
-     * reached CUPTI */
-    if ((*scratch & 4) && !(call->flags & CUTAP_CALL_SKIPPED) && (call->fn || (call->flags & CUTAP_CALL_REPORTED)) &&
-        rec_file.hdr)
-        header_add(&rec_file.hdr->gpu_pushed, 1);
-    errno = e;
-}
-
 /* --- start and end ------------------------------------------------------ */
 static uint64_t monotonic_ns(void)
 {
@@ -530,6 +387,9 @@ static void gpu_start(void)
     SYM(enable_driver_api, "cuptiActivityEnableDriverApi");
     SYM(enable_runtime_api, "cuptiActivityEnableRuntimeApi");
     SYM(result_string, "cuptiGetResultString");
+    SYM(subscribe, "cuptiSubscribe");
+    SYM(unsubscribe, "cuptiUnsubscribe");
+    SYM(enable_callback, "cuptiEnableCallback");
 #undef SYM
     if (C.register_callbacks)
         atomic_store(&cutap_cupti_object, cutap_object_of((const void *)C.register_callbacks));
@@ -543,26 +403,19 @@ static void gpu_start(void)
         on |= CUTAP_GPU_ON_REALTIME;   /* CUPTI's own clock on Linux */
     started_ns = cutap_now_ns() | 1;
     int r = C.register_callbacks(buffer_requested, buffer_completed);
-    static const int kinds[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION};
+    static const int kinds[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET};
     for (size_t i = 0; r == CUPTI_OK && i < sizeof kinds / sizeof kinds[0]; i++)
         r = C.enable(kinds[i]);
     if (r == CUPTI_OK)
         C.enable(K_MEMCPY2);   /* peer copies between devices, where this CUPTI has them */
-    /* API records of the enqueuing functions only; all of them where this
-     * CUPTI cannot choose (it then records every API call: it costs more) */
-    int api = r;
-    if (diag_allapi)
-        api = -1;   /* CUTAP_GPU_DIAG=allapi: API records by kind (those of other functions dropped in put) */
-    else if (!diag_noapi && r == CUPTI_OK && C.enable_driver_api && C.enable_runtime_api) {
-        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
-            api = C.enable_driver_api(cutap_gpu_driver_cbids[i], 1);
-        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
-            api = C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 1);
-    }
-    if (r == CUPTI_OK && !diag_noapi && (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK)) {
-        r = C.enable(K_DRIVER);
-        if (r == CUPTI_OK)
-            r = C.enable(K_RUNTIME);
+    /* the join: callbacks where CUPTI lets cutap subscribe, else external
+     * ids (the diagnostics of the external ids' cost ask for them) */
+    if (r == CUPTI_OK && gpu_client >= 0 && !diag_push && !diag_noapi && !diag_allapi && join_by_callbacks()) {
+        atomic_store(&join_cb, 1);
+        on |= CUTAP_GPU_ON_CALLBACKS;
+    } else if (r == CUPTI_OK) {
+        r = join_by_external_ids();
+        on |= CUTAP_GPU_ON_PUSHED;
     }
     if (r != CUPTI_OK) {
         /* nothing left collecting: CUPTI would cost the program and
@@ -582,20 +435,9 @@ static void gpu_start(void)
             rt_inside[cutap_gpu_runtime_cbids[i] / 8] |= (uint8_t)(1u << (cutap_gpu_runtime_cbids[i] % 8));
     atomic_store(&gpu_live, 1);
     __atomic_store_n(&cutap_cupti_yield, gpu_yield, __ATOMIC_RELEASE);
+    if (atomic_load(&join_cb))
+        __atomic_store_n(&cutap_cupti_sub_yield, gpu_sub_yield, __ATOMIC_RELEASE);
     cutap_log_debug("GPU activity from CUPTI (%s)", cutap_cupti_path);
-}
-
-/* Every kind and API record cutap may have enabled, off. */
-static void disable_all(void)
-{
-    static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
-                              K_DRIVER, K_RUNTIME};
-    for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
-        C.disable(all[i]);
-    for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
-        C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
-    for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
-        C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
 }
 
 static void after_cuinit(cutap_call_t *call)
@@ -640,10 +482,13 @@ void rec_gpu_setup(void)
      * (bench/gpu/run.sh): "nopush" no external ids pushed, "noapi" no API
      * records asked for (either way records are not joined to calls),
      * "nots" CUPTI's own clock (CLOCK_REALTIME), "allapi" API records of
-     * every function asked for by kind rather than function by function */
+     * every function asked for by kind rather than function by function,
+     * "push" joined through external ids rather than callbacks (the three
+     * about external ids imply it) */
     const char *diag = getenv("CUTAP_GPU_DIAG");
     diag_noapi = diag && strstr(diag, "noapi");
     diag_allapi = diag && strstr(diag, "allapi");
+    diag_push = diag && strstr(diag, "push") && !strstr(diag, "nopush");
     if (!(diag && strstr(diag, "nopush"))) {
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
         if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
@@ -662,6 +507,7 @@ void rec_gpu_after_fork(void)
     memset(&w_thread, 0, sizeof w_thread);
     w_pos = w_end = NULL;
     atomic_store(&gpu_live, 0);
+    gpu_join_after_fork();
     if (rec_gpu_asked) {   /* its names are the parent's file's */
         memset(name_hash, 0, sizeof name_hash);
         nnames = 0;

@@ -52,4 +52,10 @@ struct fake_activity_ops {
 struct rt_copy_record;
 uint32_t fake_act_runtime(const struct rt_copy_record *r);
 void fake_act_rewords(void);
+/* The activity API's side of the driver attached (as at its first enabling). */
+void fake_act_attach(void);
+/* The subscriber's callbacks (fake_cupti.c): whether a function's are
+ * enabled (runtime: 1), and a driver function's delivered. */
+int fake_cupti_cb_wanted(int runtime, uint32_t cbid);
+void fake_cupti_cb(uint32_t cbid, int site, uint32_t correlation);
 #endif

@@ -41,7 +41,7 @@ enum {
     CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 39,
 };
 /* cupti_callbacks.h */
-enum { CUPTI_CB_DOMAIN_RUNTIME_API = 2 };
+enum { CUPTI_CB_DOMAIN_DRIVER_API = 1, CUPTI_CB_DOMAIN_RUNTIME_API = 2 };
 typedef void (*callback_fn)(void *userdata, int domain, uint32_t cbid, const void *cbdata);
 #define callback_data cupti_min_cbdata
 
@@ -58,6 +58,10 @@ static void driver_enable(int on)
 static callback_fn callback;
 static void *callback_user;
 static int runtime_enabled;
+/* cuptiEnableCallback's choices: [domain][callback id] (driver 1, runtime 2) */
+#define CB_IDS 4096
+static _Atomic uint8_t cb_on[3][CB_IDS];
+static _Atomic uint64_t subscribes;   /* cuptiSubscribe calls that succeeded (FAKE_CUPTI_LOG) */
 
 EXPORT int cuptiSubscribe(void **subscriber, callback_fn fn, void *userdata)
 {
@@ -69,7 +73,47 @@ EXPORT int cuptiSubscribe(void **subscriber, callback_fn fn, void *userdata)
     callback = fn;
     callback_user = userdata;
     *subscriber = &token;
+    atomic_fetch_add(&subscribes, 1);
     return CUPTI_SUCCESS;
+}
+
+/* One function's callbacks (CUDA 13.0's cuptiEnableCallback): a driver
+ * function's come from the driver's own entry and exit (the activity API's
+ * tracking, fake_cupti_activity.c, fake_cupti_cb); a runtime function's
+ * from the runtime copies' reports, whose word it sets in the driver. */
+EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, uint32_t cbid)
+{
+    if (subscriber != &token || !callback || (domain != CUPTI_CB_DOMAIN_DRIVER_API &&
+                                              domain != CUPTI_CB_DOMAIN_RUNTIME_API) || cbid >= CB_IDS)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    atomic_store(&cb_on[domain][cbid], enable != 0);
+    fake_act_attach();
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        void (*en)(int, int) = h ? (void (*)(int, int))dlsym(h, "fake_tools_enable") : NULL;
+        if (en && (enable || !runtime_enabled))
+            en((int)cbid, enable != 0);
+    }
+    return CUPTI_SUCCESS;
+}
+
+int fake_cupti_cb_wanted(int runtime, uint32_t cbid)
+{
+    return callback && cbid < CB_IDS &&
+           atomic_load_explicit(&cb_on[runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API][cbid],
+                                memory_order_relaxed);
+}
+
+/* A driver function's callback (its entry: site 0, exit: 1), on the
+ * calling thread inside the call, with the correlation id the activity
+ * API gave it. */
+void fake_cupti_cb(uint32_t cbid, int site, uint32_t correlation)
+{
+    callback_fn f = callback;
+    if (!f || !fake_cupti_cb_wanted(0, cbid))
+        return;
+    struct callback_data d = {.callbackSite = site, .functionName = "cu?", .correlationId = correlation};
+    f(callback_user, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 }
 
 EXPORT int cuptiEnableDomain(uint32_t enable, void *subscriber, int domain)
@@ -89,6 +133,9 @@ EXPORT int cuptiUnsubscribe(void *subscriber)
         return CUPTI_ERROR_INVALID_PARAMETER;
     callback = NULL;
     runtime_enabled = 0;
+    for (int d = 1; d < 3; d++)
+        for (int i = 0; i < CB_IDS; i++)
+            atomic_store_explicit(&cb_on[d][i], 0, memory_order_relaxed);
     driver_enable(0);
     fake_act_rewords();   /* what the activity API still wants reported */
     return CUPTI_SUCCESS;
@@ -140,7 +187,7 @@ EXPORT void fake_cupti_dispatch(const struct rt_copy_record *r)
     if (!r)
         return;
     uint32_t correlation = fake_act_runtime(r);   /* the activity API's records; the call's id */
-    if (!callback || !runtime_enabled)
+    if (!callback || !(runtime_enabled || fake_cupti_cb_wanted(1, r->cbid)))
         return;
     table_call();
     const char *nc = getenv("FAKE_CUPTI_NO_CORR");

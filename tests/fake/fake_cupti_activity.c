@@ -18,14 +18,22 @@
  *     tests/fake/fake_tools.c)
  *   - per thread, a stack of external correlation ids per kind
  *     (cuptiActivityPush/PopExternalCorrelationId)
- *   - a tracked API call (of an enabled callback id, driver or runtime)
- *     gets a correlation id when it starts; an EXTERNAL_CORRELATION record
+ *   - a tracked API call (of an enabled callback id, driver or runtime;
+ *     API records or the subscriber's callbacks: fake_cupti.c's
+ *     cuptiEnableCallback) gets a correlation id when it starts; an
+ *     EXTERNAL_CORRELATION record
  *     per kind whose stack is not empty then pairs the top id with it; its
  *     API record (kind 4 or 5) is made when it ends; an API call made
  *     while another tracked one is open on the thread (the runtime's
  *     driver calls) is not tracked, as CUPTI does (on the H100, 7
  *     correlations a round of tests/gpu/workloads/gpu_activity.cu's 13
  *     enqueuing calls)
+ *   - a driver function's subscriber callbacks, on the calling thread
+ *     inside the call: its entry's (and, for a call tracked itself, its
+ *     exit's) with the call's correlation id; a call inside another
+ *     tracked one gets the outer call's id (on the H200, every kernel of
+ *     the GPU suite's workloads carried the id of its driver launch's
+ *     callback, runtime launches' included: tests/gpu/gpu_ref.c cb)
  *   - a kernel, copy or memset carries the correlation id of the outermost
  *     tracked call open on the thread that made it (a runtime launch's, not
  *     its driver call's; every node of a graph: the graph launch's); with
@@ -364,14 +372,20 @@ static __thread unsigned ncalls;
 static int tracked(int domain, uint32_t cbid)
 {
     return atomic_load_explicit(&kind_on[domain], memory_order_relaxed) ||
-           (cbid < CBIDS && atomic_load_explicit(&api_on[domain == K_RUNTIME][cbid], memory_order_relaxed));
+           (cbid < CBIDS && atomic_load_explicit(&api_on[domain == K_RUNTIME][cbid], memory_order_relaxed)) ||
+           fake_cupti_cb_wanted(domain == K_RUNTIME, cbid);
 }
 
 /* A tracked call's correlation id (0: not tracked). */
 static uint32_t enter(int domain, uint32_t cbid)
 {
-    if (!tracked(domain, cbid) || ncalls)
-        return 0;   /* (inside another tracked call: not tracked; its end finds the outer call on top) */
+    if (!tracked(domain, cbid))
+        return 0;
+    if (ncalls) {   /* inside another tracked call: not tracked; its end finds the outer call on top */
+        if (domain == K_DRIVER && ncalls <= DEPTH)
+            fake_cupti_cb(cbid, 0, calls[0].corr);
+        return 0;
+    }
     uint32_t corr = atomic_fetch_add(&next_corr, 1) + 1;
     const char *st = getenv("FAKE_CUPTI_STEAL_AFTER");
     if (st && *st && corr > strtoul(st, NULL, 10))
@@ -386,6 +400,8 @@ static uint32_t enter(int domain, uint32_t cbid)
                                      .correlation = corr};
                 put(&e, sizeof e);
             }
+    if (domain == K_DRIVER)
+        fake_cupti_cb(cbid, 0, corr);
     return corr;
 }
 
@@ -402,6 +418,8 @@ static uint32_t leave(int domain, uint32_t cbid)
     if (c->domain != domain || c->cbid != cbid)
         return 0;   /* not the call open on top: its start was not seen */
     ncalls--;
+    if (domain == K_DRIVER)
+        fake_cupti_cb(cbid, 1, c->corr);
     if (!atomic_load_explicit(&kind_on[domain], memory_order_relaxed) &&
         !(cbid < CBIDS && atomic_load_explicit(&api_on[domain == K_RUNTIME][cbid], memory_order_relaxed)))
         return c->corr;
@@ -505,6 +523,8 @@ static void act_work(const struct fake_gpu_work *w)
 static const struct fake_activity_ops ops = {act_enter, act_leave, act_work};
 
 /* The driver is told where to find us (once): from the first enabling on. */
+static void attach(void);
+void fake_act_attach(void) { attach(); }
 static void attach(void)
 {
     static _Atomic int done;

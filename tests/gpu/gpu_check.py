@@ -1,8 +1,9 @@
 """An independent reading of a trace's GPU activity (issue #31): parses the
 trace files itself (docs/FORMAT.md, nothing of cutap's reader), and prints
 per process the GPU records by kind, kernels per name, how many activity
-records join to a call record through CUPTI's external correlation, and
-which functions launched them.
+records join to a call record (through CUPTI's correlation ids, paired
+with the call's place by a CORR GPU record or a GPU_CORR meta record in
+the calling thread's run), and which functions launched them.
 
     gpu_check.py DIR [--expect 'scale=150 add_one=100 memcpy=150 memset=100']
 
@@ -24,7 +25,7 @@ def read(path):
     gpu, gerr, dropped, lost, nrec = struct.unpack_from("<IiQQQ", b, 1576)
     why = b[1608:1608 + 128].split(b"\0")[0].decode(errors="replace")
     ids, calls, names = {}, {}, {}
-    gpus = []
+    gpus, cmeta = [], []
     for off in range(4096, len(b) - csize + 1, csize):
         magic, ctype = struct.unpack_from("<IH", b, off)
         if magic != 0x4b4e4843:
@@ -45,11 +46,19 @@ def read(path):
                     ids[aux] = text
                 elif sub == 7:
                     names[aux + 1] = text
+                elif sub == 10 and ctype == 1:   # GPU_CORR, in a thread's run of records
+                    cmeta.append((aux, struct.unpack_from("<Q", b, r + 8)[0]))
             elif kind == 3 and ctype == 5:
                 gpus.append(struct.unpack_from("<BBHIQQIIII", b, r) + (b[r + 40:r + 64],))
             s += ns
     return dict(gpu=gpu, err=gerr, dropped=dropped, lost=lost, nrec=nrec, why=why, ids=ids, calls=calls,
-                names=names, gpus=gpus)
+                names=names, gpus=gpus, cmeta=cmeta)
+
+
+def pairs(f):
+    """(correlation id, call place) pairs of both kinds: CORR GPU records,
+    then GPU_CORR meta records."""
+    return [(x[3], x[4]) for x in f["gpus"] if x[1] == 4] + f["cmeta"]
 
 
 def main():
@@ -65,14 +74,14 @@ def main():
         if f is None:
             continue
         g = f["gpus"]
-        corr = {x[3]: x[4] for x in g if x[1] == 4}
+        corr = dict(pairs(f))
         kinds = collections.Counter(x[1] for x in g)
         act = [x for x in g if x[1] in (1, 2, 3)]
         print("%s: gpu=0x%x records %d (header %d) dropped %d lost %d%s" %
               (path.split("/")[-1], f["gpu"], len(g), f["nrec"], f["dropped"], f["lost"],
                " FAILED: " + f["why"] if f["gpu"] & 4 else ""))
-        print("  kernels %d, memcpy %d, memset %d, correlations %d, api %d" %
-              (kinds[1], kinds[2], kinds[3], kinds[4], kinds[5]))
+        print("  kernels %d, memcpy %d, memset %d, correlations %d (%d by callbacks), api %d" %
+              (kinds[1], kinds[2], kinds[3], kinds[4] + len(f["cmeta"]), len(f["cmeta"]), kinds[5]))
         per_name = collections.Counter(f["names"].get(x[9], "?") for x in act if x[1] == 1)
         launched = collections.Counter()
         joined = 0

@@ -7,7 +7,9 @@ parser (docs/FORMAT.md; nothing of cutap's reader), one "key value" a line:
   error, why  gpu_error, gpu_why
   dropped, lost, header_records   the header's counts
   records     GPU records in the file
-  kernel, memcpy, memset, corr, api   records by type
+  kernel, memcpy, memset, api   records by type
+  corr        correlation pairs: corr_gpu (CORR GPU records: external ids)
+              + corr_cb (GPU_CORR meta records of the threads: callbacks)
   api_driver, api_runtime   API records of each domain
   joined      activity records (kernels, copies, memsets) joined to a call
               record through a CORR record
@@ -17,7 +19,7 @@ parser (docs/FORMAT.md; nothing of cutap's reader), one "key value" a line:
   shape NAME GRID BLOCK N   kernels by name, grid and block
   tmin, tmax  the earliest start and latest end of the activity records
   backwards   activity or API records ending before they start
-  corr_dup    CORR records whose correlation another CORR has too
+  corr_dup    pairs whose correlation another pair has too
 """
 import collections
 import glob
@@ -28,7 +30,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
 import gpu_check  # noqa: E402
 
-BITS = ["ASKED", "STARTED", "FAILED", "REALTIME", "FLUSHED", "TAKEN"]
+BITS = ["ASKED", "STARTED", "FAILED", "REALTIME", "FLUSHED", "TAKEN", "CALLBACKS", "PUSHED"]
 COPY = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
         10: "PtoP"}
 
@@ -48,12 +50,16 @@ def main():
     print("header_records", f["nrec"])
     print("records", len(g))
     kinds = collections.Counter(x[1] for x in g)
-    for k, n in (("kernel", 1), ("memcpy", 2), ("memset", 3), ("corr", 4), ("api", 5)):
+    for k, n in (("kernel", 1), ("memcpy", 2), ("memset", 3), ("api", 5)):
         print(k, kinds[n])
+    pr = gpu_check.pairs(f)
+    print("corr", len(pr))
+    print("corr_gpu", kinds[4])
+    print("corr_cb", len(f["cmeta"]))
     print("api_driver", sum(1 for x in g if x[1] == 5 and x[7] == 0))
     print("api_runtime", sum(1 for x in g if x[1] == 5 and x[7] == 1))
-    corrs = collections.Counter(x[3] for x in g if x[1] == 4)
-    corr = {x[3]: x[4] for x in g if x[1] == 4}
+    corrs = collections.Counter(c for c, _ in pr)
+    corr = dict(pr)
     act = [x for x in g if x[1] in (1, 2, 3)]
     by = collections.Counter()
     joined = 0

@@ -8,8 +8,9 @@
 # NVTX injection entry point), the exec family (noted in the trace
 # registry, src/front/exec.c), the ioctl layer's libc functions
 # (src/front/io.c), prctl/syscall (a process forbidding the
-# time-stamp counter, src/front/forbid.c) and cuptiActivityRegisterCallbacks
-# (the program's own CUPTI activity client, src/front/cupti_watch.c),
+# time-stamp counter, src/front/forbid.c), cuptiActivityRegisterCallbacks
+# and cuptiSubscribe(_v2) (the program's own CUPTI activity client and
+# subscriber, src/front/cupti_watch.c),
 # getenv/secure_getenv (the NVIDIA libraries' lookups, src/front/env.c), and
 # nothing else.
 . "$(dirname "$0")/../../lib/init.sh"
@@ -25,7 +26,7 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$' \
     -e '^ioctl$' -e '^\(__\)\?open\(at\)\?\(64\)\?\(_2\)\?$' -e '^close\(_range\)\?$' -e '^dup[23]\?$' \
     -e '^mmap\(64\)\?$' -e '^munmap$' -e '^mremap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$' \
-    -e '^cuptiActivityRegisterCallbacks$' -e '^getenv$' -e '^secure_getenv$')
+    -e '^cuptiActivityRegisterCallbacks$' -e '^cuptiSubscribe\(_v2\)\?$' -e '^getenv$' -e '^secure_getenv$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
 # the core is dlopened: thread-local storage of its own would come from
 # glibc's small static-TLS surplus, which the program's own later dlopens

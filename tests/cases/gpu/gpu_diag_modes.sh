@@ -7,13 +7,22 @@
 #           API records: those of the functions that enqueue nothing are
 #           dropped), only CUPTI's work differs;
 #   noapi   no API records asked for: no API record, none joined;
-#   nopush  no external ids pushed: nothing joined either.
+#   nopush  no external ids pushed: nothing joined either;
+#   push    joined through external ids, not CUPTI's callbacks: every
+#           record joined, with API records and CORR GPU records (the
+#           default: no API record, the pairs written by the calling
+#           threads).
 . "$(dirname "$0")/../../lib/init.sh"
 
-gpu_run n 5 2 || { say "  cutap trace --gpu failed"; exit 1; }
-gpu_sum n || exit 1
+gpu_run c 5 2 || { say "  cutap trace --gpu failed"; exit 1; }
+gpu_sum c || exit 1
+gpu_is c unjoined 0 && gpu_is c api 0 && gpu_is c corr_gpu 0 && gpu_is c corr_cb $((19 * 10)) || exit 1
+CUTAP_GPU_DIAG=push gpu_run n 5 2 || { say "  push: cutap trace --gpu failed"; exit 1; }
+gpu_calls n && gpu_sum n || exit 1
+python3 tests/gpu/gpu_check.py "$WORK/n" --expect "$(gpu_expect 10)" >"$WORK/n.check" || { cat "$WORK/n.check" >&2; exit 1; }
 api=$(gpu_val n api) corr=$(gpu_val n corr)
-[ "$api" -gt 0 ] && [ "$corr" -gt 0 ] || { say "  plain run: $api API records, $corr correlations"; exit 1; }
+gpu_is n corr_cb 0 && gpu_is n corr_gpu $((19 * 10)) && gpu_is n bits 'ASKED|STARTED|FLUSHED|PUSHED' || exit 1
+[ "$api" -gt 0 ] && [ "$corr" -gt 0 ] || { say "  push run: $api API records, $corr correlations"; exit 1; }
 CUTAP_GPU_DIAG=allapi gpu_run a 5 2 || { say "  allapi: cutap trace failed"; exit 1; }
 gpu_calls a && gpu_sum a || exit 1
 python3 tests/gpu/gpu_check.py "$WORK/a" --expect "$(gpu_expect 10)" >"$WORK/a.check" || { cat "$WORK/a.check" >&2; exit 1; }

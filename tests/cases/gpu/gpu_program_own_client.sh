@@ -16,22 +16,32 @@
 #  - CUPTI linked into a library of the program's own, loaded RTLD_LOCAL,
 #    no libcupti (t_gpu_embedded, as older PyTorch builds): the call that
 #    finds cutap's export goes to that library's function (with only
-#    libcupti looked for, it failed: CUPTI_ERROR_NOT_INITIALIZED).
+#    libcupti looked for, it failed: CUPTI_ERROR_NOT_INITIALIZED);
+#  - a CUPTI subscriber of its own after 20 launches (cuptiSubscribe: CUPTI
+#    has one, under --gpu cutap's): cutap lets its own go first, so the
+#    program's succeeds and gets its 40 callbacks, as bare (without that,
+#    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); cutap joins the
+#    first 20 kernels through its callbacks and the last 20 through
+#    external ids (header CALLBACKS|PUSHED), all 40 joined.
 . "$(dirname "$0")/../../lib/init.sh"
 
-for m in before after local; do
+for m in before after local sub; do
     bare=$("$T/t_gpu_own_client" $m 2>&1) || { say "  bare $m failed: $bare"; exit 1; }
     rm -rf "${WORK:?}/$m"
     got=$("$CUTAP" trace --gpu -o "$WORK/$m" -- "$T/t_gpu_own_client" $m 2>"$WORK/$m.err") \
         || { say "  cutap trace --gpu $m failed"; tail -3 "$WORK/$m.err" >&2; exit 1; }
     [ "$got" = "$bare" ] || { say "  $m: the program's client got '$got', bare '$bare'"; exit 1; }
     gpu_sum $m || exit 1
-    if [ $m = before ]; then
+    if [ $m = sub ]; then
+        [ "$got" = "own subscriber 0 callbacks 40" ] || { say "  sub: '$got'"; exit 1; }
+        gpu_is $m bits 'ASKED|STARTED|FLUSHED|CALLBACKS|PUSHED' && gpu_is $m kernel 40 && gpu_is $m unjoined 0 \
+            && gpu_is $m corr_cb 20 && gpu_is $m corr_gpu 20 || exit 1
+    elif [ $m = before ]; then
         gpu_is $m bits 'ASKED|FAILED' && gpu_is $m records 0 || exit 1
         grep -q -- "--gpu: the program has a CUPTI activity client of its own" "$WORK/$m.err" \
             || { say "  before: not said"; cat "$WORK/$m.err" >&2; exit 1; }
     else
-        gpu_is $m bits 'ASKED|STARTED|TAKEN' && gpu_is $m kernel 20 && gpu_is $m unjoined 0 || exit 1
+        gpu_is $m bits 'ASKED|STARTED|TAKEN|CALLBACKS' && gpu_is $m kernel 20 && gpu_is $m unjoined 0 || exit 1
         grep -q -- "--gpu: the program's own CUPTI client took the activity buffers over" "$WORK/$m.err" \
             || { say "  $m: not said"; cat "$WORK/$m.err" >&2; exit 1; }
         "$CUTAP" report --gpu "$WORK/$m" | grep -q "took the activity buffers over .* after that is not recorded" \

@@ -7,9 +7,12 @@
 # first byte is made 1 (a call record's kind): no call starts there, so its
 # activity is unjoined, and still exported (JSON lines "call":null), never
 # lost. report --gpu counts them; every GPU record is still exported.
+# Joined through external ids (CUTAP_GPU_DIAG=push): the CORR GPU records
+# are patched; the pairs written through callbacks (GPU_CORR meta records)
+# go through the same join.
 . "$(dirname "$0")/../../lib/init.sh"
 
-gpu_run dj 2 1 || { say "  cutap trace --gpu failed"; exit 1; }
+CUTAP_GPU_DIAG=push gpu_run dj 2 1 || { say "  cutap trace --gpu failed"; exit 1; }
 f=$(ls "$WORK/dj"/*.cutap)
 exp=$(python3 - "$f" <<'PY'
 import struct, sys

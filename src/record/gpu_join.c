@@ -1,0 +1,277 @@
+/* Joining GPU work to the calls that enqueued it (issue #31, trace
+ * --gpu): CUPTI's correlation id of each call paired with the place of
+ * the call's record, through cutap's CUPTI callbacks or, where cutap
+ * cannot subscribe, through external ids (record/gpu.c says how and
+ * why). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+
+_Atomic int join_cb;   /* calls joined through cutap's CUPTI callbacks (else external ids) */
+static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb) */
+static pthread_mutex_t join_lock = PTHREAD_MUTEX_INITIALIZER;   /* the switch to external ids */
+
+/* --- pushing the launching call's place --------------------------------- */
+static int gpu_push(cutap_call_t *call, uint64_t *scratch);
+/* scratch: bit 0 pushed (popped in post), bit 1 paired here or by the
+ * callbacks, bit 2 no enqueuing call encloses it (counted in gpu_pushed,
+ * in post, if made), bit 3 joined through the callbacks. */
+int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx;
+    int e = errno;   /* (around the program's calls: its errno is kept) */
+    int k = gpu_push(call, scratch);
+    errno = e;
+    return k;
+}
+
+
+/* The program's own CUPTI client registered its buffer callbacks after
+ * cutap's (src/front/cupti_watch.c): CUPTI now delivers to it. cutap stops
+ * (its external ids would reach that client: Kineto warns about each) and
+ * says so, once. */
+static __attribute__((noinline, cold)) void taken_over(uint64_t at)
+{
+    int live = 1;
+    if (!atomic_compare_exchange_strong(&gpu_live, &live, 0))
+        return;
+    char why[128];
+    snprintf(why, sizeof why, "the program's own CUPTI client took the activity buffers over %.3f s after cutap's "
+             "start", (double)(at - started_ns) / 1e9);
+    cutap_warn("--gpu: %s; GPU activity after that is not recorded", why);
+    if (rec_file.hdr) {
+        memcpy(rec_file.hdr->gpu_why, why, sizeof why);
+        __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_TAKEN, __ATOMIC_RELEASE);
+    }
+}
+
+/* The program's own client is about to register (src/front/cupti_watch.c,
+ * on its thread): what CUPTI holds for cutap is handed to cutap, cutap's
+ * kinds are turned off, and cutap stops; then the client gets only what it
+ * asks for. */
+void gpu_yield(void)
+{
+    if (!atomic_load(&gpu_live))
+        return;
+    int e = errno;
+    C.flush_all(FLUSH_FORCED);
+    disable_all();
+    taken_over(cutap_now_ns());
+    errno = e;
+}
+
+static int gpu_push(cutap_call_t *call, uint64_t *scratch)
+{
+    int rc = cutap_recorder_client;
+    if (!atomic_load_explicit(&gpu_live, memory_order_relaxed) || rc < 0)
+        return CUTAP_PROCEED;
+    uint64_t taken = __atomic_load_n(&cutap_cupti_client_ns, __ATOMIC_RELAXED);
+    if (CUTAP_UNLIKELY(taken > started_ns)) {
+        taken_over(taken);
+        return CUTAP_PROCEED;
+    }
+    uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
+    struct rec_thread *t = &cutap_rt;
+    char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
+    if (!w || (w >> 47) || !end || r < end - rec_file.csize + CUTAP_SLOT || r >= end)
+        return CUTAP_PROCEED;   /* not recorded (counted, filtered out, no room) */
+    const struct cutap_chunk_header *h = (const void *)(end - rec_file.csize);
+    uint64_t ext = h->take << 24 | (uint64_t)(r - (end - rec_file.csize)) / CUTAP_SLOT;
+    uint32_t cc = cutap_tls.cupti_corr;
+    if ((call->flags & CUTAP_CALL_REPORTED) && cc) {
+        /* a static runtime's call reported through cutap's CUPTI
+         * subscription (--runtime=cupti): CUPTI took the external id before
+         * calling us, so the pair is written here, as CUPTI would */
+        struct cutap_rec_gpu g = {.nslots = 1, .type = CUTAP_GPU_CORR, .correlation = cc, .start = ext,
+                                  .device = EXT_KIND};
+        sigset_t old;
+        int blocked = rec_sig_block(&old);
+        pthread_mutex_lock(&w_lock);
+        int ok = !atomic_load(&rec_file.dead) && write_gpu(&g) > 0;
+        pthread_mutex_unlock(&w_lock);
+        rec_sig_restore(blocked, &old);
+        if (rec_file.hdr)
+            header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
+        *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
+        cutap_tls.gpu_open++;
+        return CUTAP_PROCEED;
+    }
+    if (atomic_load_explicit(&join_cb, memory_order_relaxed)) {
+        /* CUPTI's entry callbacks inside the call pair their ids with the
+         * outermost enqueuing call's place (gpu_callback) */
+        if (!cutap_tls.gpu_open) {
+            cutap_tls.gpu_ext = ext;
+            cutap_tls.gpu_last_corr = 0;
+        }
+        *scratch = 2 | 8 | (cutap_tls.gpu_open ? 0 : 4);
+        cutap_tls.gpu_open++;
+        return CUTAP_PROCEED;
+    }
+    if (C.push(EXT_KIND, ext) == CUPTI_OK) {
+        /* counted where no enqueuing call encloses it: CUPTI records no API
+         * call made inside another it records (the runtime's driver calls;
+         * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
+         * pushes) */
+        *scratch = 1 | (cutap_tls.gpu_open ? 0 : 4);
+        cutap_tls.gpu_open++;
+    }
+    return CUTAP_PROCEED;
+}
+
+void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx;
+    if (!*scratch)
+        return;
+    int e = errno;
+    uint64_t last;
+    if (*scratch & 1)
+        C.pop(EXT_KIND, &last);
+    if (cutap_tls.gpu_open && !--cutap_tls.gpu_open)
+        cutap_tls.gpu_ext = 0;
+    /* a call skipped (fault injection) or whose function is missing never
+     * reached CUPTI; joined through callbacks, a failed one enqueued
+     * nothing that could show it was delivered */
+    if ((*scratch & 4) && !(call->flags & CUTAP_CALL_SKIPPED) && (call->fn || (call->flags & CUTAP_CALL_REPORTED)) &&
+        (!(*scratch & 8) || call->result == CUTAP_CUDA_SUCCESS) && rec_file.hdr)
+        header_add(&rec_file.hdr->gpu_pushed, 1);
+    errno = e;
+}
+
+/* --- joining through CUPTI's callbacks ----------------------------------- */
+
+/* CUPTI's entry callback of a function that enqueues GPU work, on the
+ * calling thread inside the call: its correlation id paired with the place
+ * of the outermost enqueuing call the thread has open, as a GPU_CORR meta
+ * record in the thread's run (a runtime call's callback and its driver
+ * call's carry the same id: written once). No enqueuing call open: a call
+ * cutap did not record (or CUPTI's own) is not paired. */
+static void gpu_callback(void *ud, int domain, uint32_t cbid, const void *data)
+{
+    (void)ud, (void)cbid;
+    if (!data || (domain != CB_DOMAIN_DRIVER && domain != CB_DOMAIN_RUNTIME) || CB_SITE(data) != CB_ENTER)
+        return;
+    uint64_t ext = cutap_tls.gpu_ext;
+    uint32_t corr = CB_CORR(data);
+    if (!ext || !cutap_tls.gpu_open || corr == cutap_tls.gpu_last_corr ||
+        !atomic_load_explicit(&gpu_live, memory_order_relaxed))
+        return;
+    int e = errno;
+    struct cutap_rec_meta *m = (struct cutap_rec_meta *)rec_reserve(1);
+    if (m) {
+        m->sub = CUTAP_META_GPU_CORR;
+        m->nslots = 1;
+        m->aux = corr;
+        m->key = ext;
+        m->clock = 0;
+        m->text[0] = 0;
+        __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+        cutap_tls.gpu_last_corr = corr;
+    } else if (rec_file.hdr) {
+        header_add(&rec_file.hdr->gpu_lost, 1);   /* (recording stopped, or a handler inside a reservation) */
+    }
+    errno = e;
+}
+
+/* Callbacks of the enqueuing functions, both domains, on a subscriber of
+ * cutap's own: 1, or 0 where CUPTI has another subscriber or lacks a
+ * function (then external ids). */
+int join_by_callbacks(void)
+{
+    if (!C.subscribe || !C.unsubscribe || !C.enable_callback)
+        return 0;
+    void *sub = NULL;
+    if (C.subscribe(&sub, gpu_callback, NULL) != CUPTI_OK || !sub)
+        return 0;
+    int r = CUPTI_OK;
+    for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
+        r = C.enable_callback(1, sub, CB_DOMAIN_DRIVER, cutap_gpu_driver_cbids[i]);
+    for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
+        r = C.enable_callback(1, sub, CB_DOMAIN_RUNTIME, cutap_gpu_runtime_cbids[i]);
+    if (r != CUPTI_OK) {
+        C.unsubscribe(sub);
+        return 0;
+    }
+    cb_sub = sub;
+    return 1;
+}
+
+/* API records of the enqueuing functions and EXTERNAL_CORRELATION records:
+ * what joining through external ids needs. CUPTI's result. */
+int join_by_external_ids(void)
+{
+    if (diag_noapi)
+        return CUPTI_OK;   /* CUTAP_GPU_DIAG=noapi: nothing asked for, nothing joined */
+    int r = C.enable(K_EXTERNAL_CORRELATION);
+    if (r != CUPTI_OK)
+        return r;
+    /* API records of the enqueuing functions only; all of them where this
+     * CUPTI cannot choose (it then records every API call: it costs more) */
+    int api = CUPTI_OK;
+    if (diag_allapi)
+        api = -1;   /* CUTAP_GPU_DIAG=allapi: API records by kind (those of other functions dropped in put) */
+    else if (C.enable_driver_api && C.enable_runtime_api) {
+        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
+            api = C.enable_driver_api(cutap_gpu_driver_cbids[i], 1);
+        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
+            api = C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 1);
+    }
+    if (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK) {
+        r = C.enable(K_DRIVER);
+        if (r == CUPTI_OK)
+            r = C.enable(K_RUNTIME);
+    }
+    return r;
+}
+
+/* The program subscribes to CUPTI itself (cupti_watch.c, before its call
+ * goes through): CUPTI has one subscriber, so cutap lets its own go and
+ * joins through external ids from then on. Calls in progress on other
+ * threads meanwhile may stay unjoined (counted: gpu_pushed). */
+void gpu_sub_yield(void)
+{
+    pthread_mutex_lock(&join_lock);
+    if (atomic_load(&join_cb)) {
+        int e = errno;
+        atomic_store(&join_cb, 0);
+        C.unsubscribe(cb_sub);
+        cb_sub = NULL;
+        int r = atomic_load(&gpu_live) ? join_by_external_ids() : CUPTI_OK;
+        if (rec_file.hdr)
+            __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
+        cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now on%s",
+                        r == CUPTI_OK ? "" : " (CUPTI refused their API records: not joined)");
+        errno = e;
+    }
+    pthread_mutex_unlock(&join_lock);
+}
+
+/* Every kind and API record cutap may have enabled, off. */
+void disable_all(void)
+{
+    static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
+                              K_DRIVER, K_RUNTIME};
+    pthread_mutex_lock(&join_lock);
+    if (atomic_exchange(&join_cb, 0) && cb_sub)
+        C.unsubscribe(cb_sub);   /* CUPTI free for the program's subscriber */
+    cb_sub = NULL;
+    pthread_mutex_unlock(&join_lock);
+    for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
+        C.disable(all[i]);
+    for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
+        C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
+    for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
+        C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
+}
+
+/* A forked child: the parent's CUPTI subscription does not carry over. */
+void gpu_join_after_fork(void)
+{
+    pthread_mutex_init(&join_lock, NULL);
+    atomic_store(&join_cb, 0);
+    cb_sub = NULL;
+}
