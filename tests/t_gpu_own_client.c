@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local|sub
+ *   t_gpu_own_client before|after|local|handle|sub|subhandle
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -10,6 +10,8 @@
  *   (dlopen RTLD_LOCAL) and the function taken by dlsym(RTLD_DEFAULT):
  *   the definition found first, which under cutap is cutap's (bare: none,
  *   and the library's own is taken).
+ * handle: as local, the function taken by dlsym of the library's handle
+ *   (as profilers that load CUPTI themselves do: XLA's).
  * It enables kernels itself, flushes at the end and prints "own kernels N":
  * the kernel records its own callbacks got (what CUPTI gave it).
  * sub: launches 20 kernels, then subscribes to CUPTI's callbacks
@@ -17,6 +19,8 @@
  *   cutap's) and enables cuLaunchKernel's, launches 20 more and prints
  *   "own subscriber R callbacks N": cuptiSubscribe's result and the
  *   callbacks it got (20 entries and 20 exits), no activity client.
+ * subhandle: as sub, libcupti loaded RTLD_LOCAL and cuptiSubscribe taken
+ *   by dlsym of its handle.
  * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -70,7 +74,9 @@ static void completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, 
 static int own_client(void *cupti, int local)
 {
     int (*reg)(req_fn, done_fn) = cuptiActivityRegisterCallbacks;
-    if (local) {   /* the definition found first; bare, none is global: the library's own */
+    if (local == 2)
+        reg = (int (*)(req_fn, done_fn))dlsym(cupti, "cuptiActivityRegisterCallbacks");
+    else if (local) {   /* the definition found first; bare, none is global: the library's own */
         reg = (int (*)(req_fn, done_fn))dlsym(RTLD_DEFAULT, "cuptiActivityRegisterCallbacks");
         if (!reg)
             reg = (int (*)(req_fn, done_fn))dlsym(cupti, "cuptiActivityRegisterCallbacks");
@@ -99,15 +105,16 @@ static void launches(CUfunction f, int n)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "after";
-    int local = !strcmp(mode, "local");
-    void *cupti = dlopen("libcupti.so.13", RTLD_NOW | (local ? RTLD_LOCAL : RTLD_GLOBAL));
+    int local = !strcmp(mode, "local") ? 1 : !strcmp(mode, "handle") ? 2 : 0;
+    int subhandle = !strcmp(mode, "subhandle");
+    void *cupti = dlopen("libcupti.so.13", RTLD_NOW | (local || subhandle ? RTLD_LOCAL : RTLD_GLOBAL));
     if (!cupti) {
         fprintf(stderr, "%s\n", dlerror());
         return 1;
     }
     if (!strcmp(mode, "before") && own_client(cupti, 0))
         return 1;
-    if (!strcmp(mode, "sub")) {
+    if (!strcmp(mode, "sub") || subhandle) {
         int (*en)(uint32_t, void *, int, uint32_t) =
             (int (*)(uint32_t, void *, int, uint32_t))dlsym(cupti, "cuptiEnableCallback");
         if (!en || cuInit(0))
@@ -116,7 +123,10 @@ int main(int argc, char **argv)
         cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
         launches(f, 20);
         void *sub = NULL;
-        int r = cuptiSubscribe(&sub, on_callback, NULL);
+        int (*subscribe)(void **, void (*)(void *, int, uint32_t, const void *), void *) = cuptiSubscribe;
+        if (subhandle)
+            *(void **)&subscribe = dlsym(cupti, "cuptiSubscribe");
+        int r = subscribe ? subscribe(&sub, on_callback, NULL) : -1;
         if (!r)
             en(1, sub, 1, 307);
         launches(f, 20);

@@ -43,8 +43,24 @@ CUTAP_FRONT void (*cutap_cupti_yield)(void);
 CUTAP_FRONT void (*cutap_cupti_sub_yield)(void);
 
 typedef int (*register_fn)(void *requested, void *completed);
+typedef int (*subscribe_fn)(void *subscriber, void *callback, void *userdata);
+typedef int (*subscribe2_fn)(void *subscriber, void *callback, void *userdata, void *params);
 EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed);
-static register_fn real_register;
+EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata);
+EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params);
+
+/* The functions watched: each export, and libcupti's definition it calls
+ * (found at its first call, or given by a dlsym of a libcupti handle). */
+enum { W_REGISTER, W_SUBSCRIBE, W_SUBSCRIBE2, W_COUNT };
+static const struct {
+    const char *name;
+    const void *ours;
+} watched[W_COUNT] = {
+    {"cuptiActivityRegisterCallbacks", (const void *)cuptiActivityRegisterCallbacks},
+    {"cuptiSubscribe", (const void *)cuptiSubscribe},
+    {"cuptiSubscribe_v2", (const void *)cuptiSubscribe_v2},
+};
+static void *_Atomic real[W_COUNT];
 
 /* The loaded objects' names, taken while the loader lists them; looked at
  * after, so that no dlopen runs inside dl_iterate_phdr (which holds a loader
@@ -83,16 +99,52 @@ static void *find_loaded(const char *name, const void *ours)
     return NULL;
 }
 
+/* libcupti's definition of a watched function (the one after cutap in
+ * the lookup order, or one a loaded object defines); NULL: no libcupti
+ * loaded. */
+static void *real_of(int w)
+{
+    void *f = atomic_load_explicit(&real[w], memory_order_acquire);
+    if (!f) {
+        f = cutap_libc_dlsym(RTLD_NEXT, watched[w].name);
+        if (!f || f == watched[w].ours)
+            f = find_loaded(watched[w].name, watched[w].ours);
+        if (f)
+            atomic_store_explicit(&real[w], f, memory_order_release);
+    }
+    return f;
+}
+
+/* dlsym of a watched name on a handle (not RTLD_DEFAULT or RTLD_NEXT,
+ * whose scopes find the export anyway): which (or -1), for the dlsym
+ * entry (front.c) to send the lookup here. Profilers that load CUPTI
+ * themselves (XLA's, for JAX) take its functions so. */
+int cutap_cupti_watched(void *handle, const char *name)
+{
+    if (!handle || handle == RTLD_DEFAULT || handle == RTLD_NEXT || strncmp(name, "cupti", 5))
+        return -1;
+    for (int w = 0; w < W_COUNT; w++)
+        if (!strcmp(name, watched[w].name))
+            return w;
+    return -1;
+}
+
+/* That lookup: libcupti's definition becomes the one the export calls,
+ * and the export is the answer; NULL (dlerror() as glibc left it) where
+ * the handle has none. */
+void *cutap_cupti_dl_lookup(int w, void *handle, const char *version)
+{
+    void *r = version ? cutap_libc_dlvsym(handle, watched[w].name, version) : cutap_libc_dlsym(handle, watched[w].name);
+    if (!r || r == watched[w].ours)
+        return r;
+    void *expect = NULL;
+    atomic_compare_exchange_strong(&real[w], &expect, r);
+    return (void *)watched[w].ours;
+}
+
 EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
 {
-    register_fn f = __atomic_load_n(&real_register, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = (register_fn)cutap_libc_dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
-        if (!f)
-            f = (register_fn)find_loaded("cuptiActivityRegisterCallbacks", (const void *)cuptiActivityRegisterCallbacks);
-        if (f)
-            __atomic_store_n(&real_register, f, __ATOMIC_RELEASE);
-    }
+    register_fn f = (register_fn)real_of(W_REGISTER);
     if (!f)
         return 15;   /* CUPTI_ERROR_NOT_INITIALIZED: no libcupti loaded to take the call */
     __atomic_store_n(&cutap_cupti_client_ns, cutap_now_ns() | 1, __ATOMIC_RELEASE);
@@ -102,21 +154,6 @@ EXPORT int cuptiActivityRegisterCallbacks(void *requested, void *completed)
     return f(requested, completed);
 }
 
-/* libcupti's `name` (the one after cutap in the lookup order, or one a
- * loaded object defines), cached in *cache; NULL: no libcupti loaded. */
-static void *real_of(const char *name, const void *ours, void *_Atomic *cache)
-{
-    void *f = atomic_load_explicit(cache, memory_order_acquire);
-    if (!f) {
-        f = cutap_libc_dlsym(RTLD_NEXT, name);
-        if (!f || f == ours)
-            f = find_loaded(name, ours);
-        if (f)
-            atomic_store_explicit(cache, f, memory_order_release);
-    }
-    return f;
-}
-
 static void sub_yield(void)
 {
     void (*yield)(void) = __atomic_load_n(&cutap_cupti_sub_yield, __ATOMIC_ACQUIRE);
@@ -124,15 +161,9 @@ static void sub_yield(void)
         yield();
 }
 
-typedef int (*subscribe_fn)(void *subscriber, void *callback, void *userdata);
-typedef int (*subscribe2_fn)(void *subscriber, void *callback, void *userdata, void *params);
-EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata);
-EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params);
-
 EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata)
 {
-    static void *_Atomic real;
-    subscribe_fn f = (subscribe_fn)real_of("cuptiSubscribe", (const void *)cuptiSubscribe, &real);
+    subscribe_fn f = (subscribe_fn)real_of(W_SUBSCRIBE);
     if (!f)
         return 15;   /* CUPTI_ERROR_NOT_INITIALIZED, as above */
     sub_yield();
@@ -141,8 +172,7 @@ EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata)
 
 EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params)
 {
-    static void *_Atomic real;
-    subscribe2_fn f = (subscribe2_fn)real_of("cuptiSubscribe_v2", (const void *)cuptiSubscribe_v2, &real);
+    subscribe2_fn f = (subscribe2_fn)real_of(W_SUBSCRIBE2);
     if (!f)
         return 15;
     sub_yield();

@@ -376,6 +376,8 @@ int cutap_dl_divert(void *handle, const char *name, const char *version)
     resolve_libc();
     if (!name || !maybe_ours(name))
         return 0;
+    if (cutap_cupti_watched(handle, name) >= 0)
+        return 1;   /* CUPTI's registrations on a handle: the watch's export (cupti_watch.c) */
     /* A name the tables know; or another cu* name on a handle of a driver
      * (an entry point newer than the tables: the core wraps it), a handle
      * whose cuInit is not the front's own (the program's handle finds
@@ -395,6 +397,9 @@ int cutap_dl_divert(void *handle, const char *name, const char *version)
 void *cutap_dl_lookup(void *handle, const char *name, const char *version, void *caller);
 void *cutap_dl_lookup(void *handle, const char *name, const char *version, void *caller)
 {
+    int w = cutap_cupti_watched(handle, name);
+    if (w >= 0)
+        return cutap_cupti_dl_lookup(w, handle, version);
     /* only after cutap_dl_divert said yes: the core is loaded */
     return cutap_core_if_loaded()->dl_lookup(handle, name, version, caller);
 }

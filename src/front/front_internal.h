@@ -227,6 +227,10 @@ extern int cutap_tsc_forbidden __attribute__((weak));
 extern uint64_t cutap_cupti_client_ns;
 extern void (*cutap_cupti_yield)(void);
 extern void (*cutap_cupti_sub_yield)(void);
+/* cupti_watch.c: a dlsym of a watched CUPTI name on a handle (-1: not
+ * one), and its answer (the watch's export, libcupti's kept for it). */
+int cutap_cupti_watched(void *handle, const char *name);
+void *cutap_cupti_dl_lookup(int w, void *handle, const char *version);
 extern uint64_t cutap_frozen_ns __attribute__((weak));
 
 /* A clock through the vDSO (~20 ns, no system call), or as allowed. */

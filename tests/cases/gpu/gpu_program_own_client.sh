@@ -8,7 +8,8 @@
 #    ASKED|FAILED, why in the summary), the program's client gets all 40
 #    kernels, as bare;
 #  - registered after 20 launches (through the linked function, or found
-#    by dlsym(RTLD_DEFAULT) with libcupti loaded RTLD_LOCAL): cutap first
+#    by dlsym(RTLD_DEFAULT) or by dlsym of its handle with libcupti loaded
+#    RTLD_LOCAL: cutap's dlsym answers with its export there): cutap first
 #    takes what CUPTI holds for it (the first 20 kernels, joined), turns its
 #    collection off and says so (header TAKEN, report --gpu), and the
 #    program's client gets the 20 kernels it asked for, as bare (not cutap's
@@ -22,18 +23,20 @@
 #    program's succeeds and gets its 40 callbacks, as bare (without that,
 #    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); cutap joins the
 #    first 20 kernels through its callbacks and the last 20 through
-#    external ids (header CALLBACKS|PUSHED), all 40 joined.
+#    external ids (header CALLBACKS|PUSHED), all 40 joined; the same with
+#    libcupti loaded RTLD_LOCAL and cuptiSubscribe taken by dlsym of its
+#    handle (as XLA's profiler does).
 . "$(dirname "$0")/../../lib/init.sh"
 
-for m in before after local sub; do
+for m in before after local handle sub subhandle; do
     bare=$("$T/t_gpu_own_client" $m 2>&1) || { say "  bare $m failed: $bare"; exit 1; }
     rm -rf "${WORK:?}/$m"
     got=$("$CUTAP" trace --gpu -o "$WORK/$m" -- "$T/t_gpu_own_client" $m 2>"$WORK/$m.err") \
         || { say "  cutap trace --gpu $m failed"; tail -3 "$WORK/$m.err" >&2; exit 1; }
     [ "$got" = "$bare" ] || { say "  $m: the program's client got '$got', bare '$bare'"; exit 1; }
     gpu_sum $m || exit 1
-    if [ $m = sub ]; then
-        [ "$got" = "own subscriber 0 callbacks 40" ] || { say "  sub: '$got'"; exit 1; }
+    if [ $m = sub ] || [ $m = subhandle ]; then
+        [ "$got" = "own subscriber 0 callbacks 40" ] || { say "  $m: '$got'"; exit 1; }
         gpu_is $m bits 'ASKED|STARTED|FLUSHED|CALLBACKS|PUSHED' && gpu_is $m kernel 40 && gpu_is $m unjoined 0 \
             && gpu_is $m corr_cb 20 && gpu_is $m corr_gpu 20 || exit 1
     elif [ $m = before ]; then
