@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local|handle|sub|subhandle
+ *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -21,6 +21,16 @@
  *   callbacks it got (20 entries and 20 exits), no activity client.
  * subhandle: as sub, libcupti loaded RTLD_LOCAL and cuptiSubscribe taken
  *   by dlsym of its handle.
+ * weakv2: as sub, through cuptiSubscribe_v2 where the program finds one (a
+ *   weak reference), else cuptiSubscribe (the fake libcupti has no _v2).
+ * forksub: launches 20 kernels, forks; the child subscribes and prints
+ *   "child subscriber R" (bare: 0; CUPTI's memory the child got holds the
+ *   parent's subscriber, under --gpu cutap's).
+ * subrace: a second thread subscribes as soon as CUPTI has a subscriber
+ *   (the fake's fake_cupti_has_subscriber: under --gpu, cutap's, inside
+ *   cuInit, while cutap still starts; FAKE_CUPTI_ENABLE_CB_SLEEP_MS makes
+ *   that window) or when cuInit has returned (bare); prints "race
+ *   subscriber R".
  * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,6 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cuda_min.h"
 
@@ -40,7 +55,22 @@ typedef void (*req_fn)(uint8_t **buffer, size_t *size, size_t *max);
 typedef void (*done_fn)(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
 int cuptiActivityRegisterCallbacks(req_fn, done_fn);
 int cuptiSubscribe(void **subscriber, void (*fn)(void *, int, uint32_t, const void *), void *userdata);
+extern int cuptiSubscribe_v2(void **subscriber, void (*fn)(void *, int, uint32_t, const void *), void *userdata,
+                             void *params) __attribute__((weak));
 static unsigned long own_callbacks;
+static int (*race_has)(void);
+static _Atomic int race_inited;
+static int race_result = -1;
+static void on_callback(void *ud, int domain, uint32_t cbid, const void *data);
+static void *race_thread(void *unused)
+{
+    (void)unused;
+    while (!race_has() && !atomic_load(&race_inited))
+        sched_yield();
+    void *sub = NULL;
+    race_result = cuptiSubscribe(&sub, on_callback, NULL);
+    return NULL;
+}
 static void on_callback(void *ud, int domain, uint32_t cbid, const void *data)
 {
     (void)ud, (void)data;
@@ -114,7 +144,37 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "before") && own_client(cupti, 0))
         return 1;
-    if (!strcmp(mode, "sub") || subhandle) {
+    if (!strcmp(mode, "subrace")) {
+        race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");
+        pthread_t t;
+        if (!race_has || pthread_create(&t, NULL, race_thread, NULL))
+            return 1;
+        int r = cuInit(0);
+        atomic_store(&race_inited, 1);
+        pthread_join(t, NULL);
+        printf("race subscriber %d\n", race_result);
+        return r != 0;
+    }
+    if (!strcmp(mode, "forksub")) {
+        if (cuInit(0))
+            return 1;
+        CUfunction f = NULL;
+        cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
+        launches(f, 20);
+        cuCtxSynchronize();
+        fflush(stdout);
+        pid_t p = fork();
+        if (p == 0) {
+            void *sub = NULL;
+            printf("child subscriber %d\n", cuptiSubscribe(&sub, on_callback, NULL));
+            fflush(stdout);
+            _exit(0);
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        return p < 0 || !WIFEXITED(st);
+    }
+    if (!strcmp(mode, "sub") || subhandle || !strcmp(mode, "weakv2")) {
         int (*en)(uint32_t, void *, int, uint32_t) =
             (int (*)(uint32_t, void *, int, uint32_t))dlsym(cupti, "cuptiEnableCallback");
         if (!en || cuInit(0))
@@ -126,7 +186,9 @@ int main(int argc, char **argv)
         int (*subscribe)(void **, void (*)(void *, int, uint32_t, const void *), void *) = cuptiSubscribe;
         if (subhandle)
             *(void **)&subscribe = dlsym(cupti, "cuptiSubscribe");
-        int r = subscribe ? subscribe(&sub, on_callback, NULL) : -1;
+        int r = !subscribe ? -1
+                : !strcmp(mode, "weakv2") && cuptiSubscribe_v2 ? cuptiSubscribe_v2(&sub, on_callback, NULL, NULL)
+                                                               : subscribe(&sub, on_callback, NULL);
         if (!r)
             en(1, sub, 1, 307);
         launches(f, 20);

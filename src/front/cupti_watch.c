@@ -170,11 +170,16 @@ EXPORT int cuptiSubscribe(void *subscriber, void *callback, void *userdata)
     return f(subscriber, callback, userdata);
 }
 
+/* A libcupti without cuptiSubscribe_v2 (before CUDA 12.9?): a program
+ * that found cutap's export (a weak reference, dlsym(RTLD_DEFAULT)) where
+ * bare it would have found none and called cuptiSubscribe is answered by
+ * cuptiSubscribe (the params are optional: a name, and room for the
+ * other subscriber's name on failure, left as given; helper-29). */
 EXPORT int cuptiSubscribe_v2(void *subscriber, void *callback, void *userdata, void *params)
 {
     subscribe2_fn f = (subscribe2_fn)real_of(W_SUBSCRIBE2);
     if (!f)
-        return 15;
+        return cuptiSubscribe(subscriber, callback, userdata);
     sub_yield();
     return f(subscriber, callback, userdata, params);
 }

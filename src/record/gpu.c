@@ -411,7 +411,6 @@ static void gpu_start(void)
     /* the join: callbacks where CUPTI lets cutap subscribe, else external
      * ids (the diagnostics of the external ids' cost ask for them) */
     if (r == CUPTI_OK && gpu_client >= 0 && !diag_push && !diag_noapi && !diag_allapi && join_by_callbacks()) {
-        atomic_store(&join_cb, 1);
         on |= CUTAP_GPU_ON_CALLBACKS;
     } else if (r == CUPTI_OK) {
         r = join_by_external_ids();
@@ -427,6 +426,8 @@ static void gpu_start(void)
     const char *fp = getenv("CUTAP_GPU_FLUSH_MS");
     if (C.flush_period)
         C.flush_period(fp && *fp ? (uint32_t)strtoul(fp, NULL, 10) : 500);
+    if ((on & CUTAP_GPU_ON_CALLBACKS) && !atomic_load(&join_cb))
+        on |= CUTAP_GPU_ON_PUSHED;   /* the program subscribed while CUPTI started (gpu_sub_yield) */
     if (!rec_file_ensure() && rec_file.hdr)
         __atomic_fetch_or(&rec_file.hdr->gpu, on | CUTAP_GPU_ON_STARTED, __ATOMIC_RELEASE);
     atexit(gpu_at_exit);
@@ -435,8 +436,6 @@ static void gpu_start(void)
             rt_inside[cutap_gpu_runtime_cbids[i] / 8] |= (uint8_t)(1u << (cutap_gpu_runtime_cbids[i] % 8));
     atomic_store(&gpu_live, 1);
     __atomic_store_n(&cutap_cupti_yield, gpu_yield, __ATOMIC_RELEASE);
-    if (atomic_load(&join_cb))
-        __atomic_store_n(&cutap_cupti_sub_yield, gpu_sub_yield, __ATOMIC_RELEASE);
     cutap_log_debug("GPU activity from CUPTI (%s)", cutap_cupti_path);
 }
 

@@ -12,7 +12,8 @@
 #include "gpu_internal.h"
 
 _Atomic int join_cb;   /* calls joined through cutap's CUPTI callbacks (else external ids) */
-static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb) */
+static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the parent's, in CUPTI's
+                          memory the child got, join_cb 0) */
 static pthread_mutex_t join_lock = PTHREAD_MUTEX_INITIALIZER;   /* the switch to external ids */
 
 /* --- pushing the launching call's place --------------------------------- */
@@ -184,9 +185,16 @@ int join_by_callbacks(void)
 {
     if (!C.subscribe || !C.unsubscribe || !C.enable_callback)
         return 0;
+    /* the program's cuptiSubscribe from here on finds the yield, and waits
+     * for the lock until join_cb says what cutap holds (helper-29: one made
+     * on another thread while cutap subscribed failed) */
+    __atomic_store_n(&cutap_cupti_sub_yield, gpu_sub_yield, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&join_lock);
     void *sub = NULL;
-    if (C.subscribe(&sub, gpu_callback, NULL) != CUPTI_OK || !sub)
+    if (C.subscribe(&sub, gpu_callback, NULL) != CUPTI_OK || !sub) {
+        pthread_mutex_unlock(&join_lock);
         return 0;
+    }
     int r = CUPTI_OK;
     for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
         r = C.enable_callback(1, sub, CB_DOMAIN_DRIVER, cutap_gpu_driver_cbids[i]);
@@ -194,9 +202,12 @@ int join_by_callbacks(void)
         r = C.enable_callback(1, sub, CB_DOMAIN_RUNTIME, cutap_gpu_runtime_cbids[i]);
     if (r != CUPTI_OK) {
         C.unsubscribe(sub);
+        pthread_mutex_unlock(&join_lock);
         return 0;
     }
     cb_sub = sub;
+    atomic_store(&join_cb, 1);
+    pthread_mutex_unlock(&join_lock);
     return 1;
 }
 
@@ -230,23 +241,29 @@ int join_by_external_ids(void)
 
 /* The program subscribes to CUPTI itself (cupti_watch.c, before its call
  * goes through): CUPTI has one subscriber, so cutap lets its own go and
- * joins through external ids from then on. Calls in progress on other
- * threads meanwhile may stay unjoined (counted: gpu_pushed). */
+ * joins through external ids from then on (also while CUPTI is still
+ * starting: gpu_start then keeps them). Calls in progress on other threads
+ * meanwhile may stay unjoined (counted: gpu_pushed). In a forked child,
+ * where cutap joins nothing, the parent's subscription CUPTI's memory
+ * still holds is let go. */
 void gpu_sub_yield(void)
 {
     pthread_mutex_lock(&join_lock);
+    int e = errno;
     if (atomic_load(&join_cb)) {
-        int e = errno;
         atomic_store(&join_cb, 0);
         C.unsubscribe(cb_sub);
         cb_sub = NULL;
-        int r = atomic_load(&gpu_live) ? join_by_external_ids() : CUPTI_OK;
+        int r = join_by_external_ids();
         if (rec_file.hdr)
             __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
         cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now on%s",
                         r == CUPTI_OK ? "" : " (CUPTI refused their API records: not joined)");
-        errno = e;
+    } else if (cb_sub) {
+        C.unsubscribe(cb_sub);   /* a forked child's */
+        cb_sub = NULL;
     }
+    errno = e;
     pthread_mutex_unlock(&join_lock);
 }
 
@@ -268,10 +285,12 @@ void disable_all(void)
         C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
 }
 
-/* A forked child: the parent's CUPTI subscription does not carry over. */
+/* A forked child: it joins nothing (CUPTI does not run there), but the
+ * copy of CUPTI's memory it got still holds the parent's subscription,
+ * which the child's own cuptiSubscribe must find let go (cb_sub kept:
+ * gpu_sub_yield). */
 void gpu_join_after_fork(void)
 {
     pthread_mutex_init(&join_lock, NULL);
     atomic_store(&join_cb, 0);
-    cb_sub = NULL;
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cupti_min.h"
 #include "fake_activity.h"
@@ -88,6 +89,14 @@ EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, ui
         return CUPTI_ERROR_INVALID_PARAMETER;
     atomic_store(&cb_on[domain][cbid], enable != 0);
     fake_act_attach();
+    /* FAKE_CUPTI_ENABLE_CB_SLEEP_MS=N: the first call takes N ms (a window
+     * in which another thread finds the subscriber there) */
+    static _Atomic int slept;
+    const char *ms = getenv("FAKE_CUPTI_ENABLE_CB_SLEEP_MS");
+    if (ms && *ms && !atomic_exchange(&slept, 1)) {
+        struct timespec t = {.tv_sec = 0, .tv_nsec = (long)strtoul(ms, NULL, 10) * 1000000L};
+        nanosleep(&t, NULL);
+    }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
         void (*en)(int, int) = h ? (void (*)(int, int))dlsym(h, "fake_tools_enable") : NULL;
@@ -96,6 +105,9 @@ EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, ui
     }
     return CUPTI_SUCCESS;
 }
+
+/* Test hook: whether CUPTI has a subscriber now. */
+EXPORT int fake_cupti_has_subscriber(void) { return callback != NULL; }
 
 int fake_cupti_cb_wanted(int runtime, uint32_t cbid)
 {

@@ -7,12 +7,15 @@
 # first byte is made 1 (a call record's kind): no call starts there, so its
 # activity is unjoined, and still exported (JSON lines "call":null), never
 # lost. report --gpu counts them; every GPU record is still exported.
-# Joined through external ids (CUTAP_GPU_DIAG=push): the CORR GPU records
-# are patched; the pairs written through callbacks (GPU_CORR meta records)
-# go through the same join.
+# Both ways of joining: the pairs written through CUPTI's callbacks
+# (GPU_CORR meta records in the thread's run, the default) are patched,
+# and with CUTAP_GPU_DIAG=push CUPTI's CORR GPU records (the same fields
+# at the same offsets).
 . "$(dirname "$0")/../../lib/init.sh"
 
-CUTAP_GPU_DIAG=push gpu_run dj 2 1 || { say "  cutap trace --gpu failed"; exit 1; }
+for m in cb push; do
+if [ $m = push ]; then export CUTAP_GPU_DIAG=push; else unset CUTAP_GPU_DIAG; fi
+gpu_run dj 2 1 || { say "  $m: cutap trace --gpu failed"; exit 1; }
 f=$(ls "$WORK/dj"/*.cutap)
 exp=$(python3 - "$f" <<'PY'
 import struct, sys
@@ -33,12 +36,11 @@ for off in range(4096, len(b) - cs + 1, cs):
             break
         if kind == 1:
             calls[(take, s)] = ns
-        elif kind == 3 and ctype == 5:
-            c = struct.unpack_from("<I", b, r + 4)[0]
-            if typ == 4:
-                corr.append((r, c, struct.unpack_from("<Q", b, r + 8)[0]))
-            elif typ in (1, 2, 3):
-                act.append(c)
+        elif (kind == 3 and ctype == 5 and typ == 4) or (kind == 2 and ctype == 1 and typ == 10):
+            # a pair: CORR GPU record or GPU_CORR meta record, correlation at 4, place at 8
+            corr.append((r, struct.unpack_from("<I", b, r + 4)[0], struct.unpack_from("<Q", b, r + 8)[0]))
+        elif kind == 3 and ctype == 5 and typ in (1, 2, 3):
+            act.append(struct.unpack_from("<I", b, r + 4)[0])
         s += ns
 n = lambda c: act.count(c)
 # (1) B takes A's correlation
@@ -65,8 +67,10 @@ set -- $exp
 total=$1 joined=$2 unjoined=$3
 "$CUTAP" report --gpu "$WORK/dj" >"$WORK/dj.rep" 2>/dev/null
 grep -q "$joined of $total joined to their launching call" "$WORK/dj.rep" \
-    || { say "  report --gpu: want $joined of $total joined:"; head -3 "$WORK/dj.rep" >&2; exit 1; }
+    || { say "  $m: report --gpu: want $joined of $total joined:"; head -3 "$WORK/dj.rep" >&2; exit 1; }
+[ "$unjoined" -gt 0 ] || { say "  $m: nothing patched"; exit 1; }
 rm -f "$WORK/dj.jsonl"
 "$CUTAP" export --format jsonl -o "$WORK/dj.jsonl" "$WORK/dj" 2>/dev/null
 got=$(grep -c '"type":"gpu"' "$WORK/dj.jsonl") nul=$(grep -c '"type":"gpu","call":null' "$WORK/dj.jsonl")
-[ "$got" = "$total" ] && [ "$nul" = "$unjoined" ] || { say "  jsonl: $got GPU lines ($nul unjoined), want $total ($unjoined)"; exit 1; }
+[ "$got" = "$total" ] && [ "$nul" = "$unjoined" ] || { say "  $m: jsonl: $got GPU lines ($nul unjoined), want $total ($unjoined)"; exit 1; }
+done
