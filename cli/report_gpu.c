@@ -88,8 +88,8 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
         else if (h->gpu_pushed > p->gpu_paired)   /* joined through callbacks: no record for the call itself */
             fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " successful calls that enqueue GPU work have no GPU "
                        "activity in the file: not delivered (the process did not reach exit, or another CUPTI client "
-                       "took CUPTI's buffers over), or none made (a call captured into a graph, a copy of no bytes, an empty "
-                       "graph)\n", h->pid,
+                       "took CUPTI's buffers over), or none made (a copy of no bytes, an empty graph, a call captured into a "
+                       "graph on another thread)\n", h->pid,
                     h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed);
         if (p->ngpu > p->gpu_joined)
             fprintf(f, "process %d: %zu of %zu activity records joined to no launching call (its correlation not "

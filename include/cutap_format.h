@@ -130,7 +130,8 @@ struct cutap_file_header {
     char gpu_why[128];          /* FAILED: why, in words */
     uint64_t gpu_pushed;        /* calls that enqueue GPU work whose place cutap gave CUPTI (an
                                    external id pushed, or paired itself) or kept for CUPTI's
-                                   callbacks (CUTAP_GPU_ON_CALLBACKS): each should have a CORR
+                                   callbacks (CUTAP_GPU_ON_CALLBACKS; then successful ones made
+                                   outside a stream capture of their thread): each should have a CORR
                                    record (or GPU_CORR meta record) in the file once CUPTI
                                    delivered its buffers */
 };

@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace
+ *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace|capture
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -31,6 +31,9 @@
  *   cuInit, while cutap still starts; FAKE_CUPTI_ENABLE_CB_SLEEP_MS makes
  *   that window) or when cuInit has returned (bare); prints "race
  *   subscriber R".
+ * capture: 10 launches, 10 captured into a graph on a stream
+ *   (cuStreamBeginCapture_v2 .. cuStreamEndCapture: no GPU work), 10 more;
+ *   prints "captured N" (cuStreamEndCapture's result).
  * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -144,6 +147,25 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "before") && own_client(cupti, 0))
         return 1;
+    if (!strcmp(mode, "capture")) {
+        int (*begin)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "cuStreamBeginCapture_v2");
+        int (*end)(void *, void **) = (int (*)(void *, void **))dlsym(RTLD_DEFAULT, "cuStreamEndCapture");
+        if (!begin || !end || cuInit(0))
+            return 1;
+        CUfunction f = NULL;
+        cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
+        void *st = (void *)(uintptr_t)0x5000, *graph = NULL;
+        launches(f, 10);
+        if (begin(st, 0))
+            return 1;
+        for (int i = 0; i < 10; i++)
+            cuLaunchKernel(f, 4, 1, 1, 32, 1, 1, 0, st, NULL, NULL);
+        int r = end(st, &graph);
+        launches(f, 10);
+        cuCtxSynchronize();
+        printf("captured %d\n", r);
+        return 0;
+    }
     if (!strcmp(mode, "subrace")) {
         race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");
         pthread_t t;

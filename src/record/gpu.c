@@ -492,6 +492,9 @@ void rec_gpu_setup(void)
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
         if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
             return;
+        int cap = cutap_register("gpu-capture", NULL, gpu_capture_post, NULL);
+        if (cap >= 0)
+            cutap_enable_filter(cap, "cuStreamBeginCapture*,cuStreamEndCapture*");
     }
     prev_fixup = cutap_fixup[CUTAP_ID_cuInit];
     cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;

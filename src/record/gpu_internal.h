@@ -88,4 +88,7 @@ void gpu_yield(void);
 void gpu_sub_yield(void);
 void disable_all(void);
 void gpu_join_after_fork(void);
+/* The driver's stream captures begun and not yet ended on the thread
+ * (cutap_tls.gpu_capturing; the gpu-capture client's post callback). */
+void gpu_capture_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
 #endif

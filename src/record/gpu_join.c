@@ -138,7 +138,7 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
      * reached CUPTI; joined through callbacks, a failed one enqueued
      * nothing that could show it was delivered */
     if ((*scratch & 4) && !(call->flags & CUTAP_CALL_SKIPPED) && (call->fn || (call->flags & CUTAP_CALL_REPORTED)) &&
-        (!(*scratch & 8) || call->result == CUTAP_CUDA_SUCCESS) && rec_file.hdr)
+        (!(*scratch & 8) || (call->result == CUTAP_CUDA_SUCCESS && !cutap_tls.gpu_capturing)) && rec_file.hdr)
         header_add(&rec_file.hdr->gpu_pushed, 1);
     errno = e;
 }
@@ -283,6 +283,25 @@ void disable_all(void)
         C.enable_driver_api(cutap_gpu_driver_cbids[i], 0);
     for (unsigned i = 0; C.enable_runtime_api && i < cutap_gpu_runtime_ncbids; i++)
         C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
+}
+
+/* A stream capture begun (successfully) or ended (whatever its result:
+ * the capture is over) on this thread. The calls a thread makes while it
+ * captures put their work into a graph, not on the GPU: joined through
+ * callbacks, nothing could show them delivered, so they are not counted
+ * in gpu_pushed. Captures are counted per thread, as PyTorch and JAX make
+ * them; a launch another thread puts into the captured stream
+ * (cudaStreamCaptureModeRelaxed) is counted. */
+void gpu_capture_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx, (void)scratch;
+    uint32_t id = call->id;
+    if (id == CUTAP_ID_cuStreamEndCapture || id == CUTAP_ID_cuStreamEndCapture_ptsz) {
+        if (cutap_tls.gpu_capturing)
+            cutap_tls.gpu_capturing--;
+    } else if (call->result == CUTAP_CUDA_SUCCESS && !(call->flags & CUTAP_CALL_SKIPPED)) {
+        cutap_tls.gpu_capturing++;
+    }
 }
 
 /* A forked child: it joins nothing (CUPTI does not run there), but the

@@ -302,12 +302,21 @@ static void work(const struct fake_activity_ops *o, uint32_t id, const uint64_t 
     }
 }
 
+/* Stream captures open on the thread: the work of its calls goes into a
+ * graph, not to the GPU (no activity), as CUDA's stream capture. */
+static __thread unsigned capturing;
+
 void fake_gpu_leave(uint32_t id, const uint64_t *a, unsigned n, uint64_t result, int tracked)
 {
     const struct fake_activity_ops *o = atomic_load_explicit(&ops, memory_order_acquire);
+    if (id == CUTAP_ID_cuStreamBeginCapture_v2 || id == CUTAP_ID_cuStreamBeginCapture ||
+        id == CUTAP_ID_cuStreamBeginCapture_ptsz || id == CUTAP_ID_cuStreamBeginCapture_v2_ptsz)
+        capturing += result == CUDA_SUCCESS;
+    else if ((id == CUTAP_ID_cuStreamEndCapture || id == CUTAP_ID_cuStreamEndCapture_ptsz) && capturing)
+        capturing--;
     if (!o)
         return;
-    if (result == CUDA_SUCCESS)
+    if (result == CUDA_SUCCESS && !capturing)
         work(o, id, a, n);
     if (tracked > 0)
         o->leave(FAKE_DOMAIN_DRIVER, fake_cupti_cbids[id]);

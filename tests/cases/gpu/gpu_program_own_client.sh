@@ -32,12 +32,17 @@
 #    a thread's subscription made while cutap subscribes inside cuInit
 #    (FAKE_CUPTI_ENABLE_CB_SLEEP_MS: a 300 ms window) waits for cutap to
 #    let its own go, and succeeds (it failed when the yield was set only
-#    at the end of cutap's start).
+#    at the end of cutap's start);
+#  - launches captured into a graph (cuStreamBeginCapture_v2 ..
+#    cuStreamEndCapture, no GPU work): 20 kernels, all joined, and report
+#    --gpu does not count the 10 captured launches as calls whose activity
+#    was not delivered (it did before the thread's captures were
+#    followed).
 # Without the yield, or the dlsym, or the child's letting go, the
 # program's subscription fails (39).
 . "$(dirname "$0")/../../lib/init.sh"
 
-for m in before after local handle sub subhandle weakv2 forksub subrace; do
+for m in before after local handle sub subhandle weakv2 forksub subrace capture; do
     [ $m = subrace ] && export FAKE_CUPTI_ENABLE_CB_SLEEP_MS=300
     bare=$("$T/t_gpu_own_client" $m 2>&1) || { say "  bare $m failed: $bare"; exit 1; }
     rm -rf "${WORK:?}/$m"
@@ -45,6 +50,13 @@ for m in before after local handle sub subhandle weakv2 forksub subrace; do
         || { say "  cutap trace --gpu $m failed"; tail -3 "$WORK/$m.err" >&2; exit 1; }
     [ "$got" = "$bare" ] || { say "  $m: the program's client got '$got', bare '$bare'"; exit 1; }
     gpu_sum $m || exit 1
+    if [ $m = capture ]; then
+        [ "$got" = "captured 0" ] && gpu_is $m kernel 20 && gpu_is $m unjoined 0 || exit 1
+        "$CUTAP" report --gpu "$WORK/$m" >"$WORK/$m.rep" 2>&1 || { say "  capture: report --gpu failed"; exit 1; }
+        if grep -q "have no GPU activity" "$WORK/$m.rep"; then say "  capture: counted as not delivered:"; cat "$WORK/$m.rep" >&2; exit 1; fi
+        grep -q "20 of 20 joined" "$WORK/$m.rep" || { say "  capture: report --gpu:"; head -5 "$WORK/$m.rep" >&2; exit 1; }
+        continue
+    fi
     if [ $m = forksub ] || [ $m = subrace ]; then
         [ "$got" = "child subscriber 0" ] || [ "$got" = "race subscriber 0" ] || { say "  $m: '$got'"; exit 1; }
         continue
