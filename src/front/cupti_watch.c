@@ -129,16 +129,18 @@ int cutap_cupti_watched(void *handle, const char *name)
     return -1;
 }
 
-/* That lookup: libcupti's definition becomes the one the export calls,
- * and the export is the answer; NULL (dlerror() as glibc left it) where
- * the handle has none. */
+/* That lookup: the export, where the handle's definition is the one the
+ * export calls (libcupti's: the one after cutap in the lookup order, or
+ * one a loaded object named libcupti.so* defines); otherwise the handle's
+ * own definition, unwatched (helper-30: a library of the program's that
+ * defines the name and forwards to libcupti through dlsym got the export
+ * back and called itself for ever; a second libcupti's lookup reached the
+ * first). NULL (dlerror() as glibc left it) where the handle has none. */
 void *cutap_cupti_dl_lookup(int w, void *handle, const char *version)
 {
     void *r = version ? cutap_libc_dlvsym(handle, watched[w].name, version) : cutap_libc_dlsym(handle, watched[w].name);
-    if (!r || r == watched[w].ours)
+    if (!r || r == watched[w].ours || r != real_of(w))
         return r;
-    void *expect = NULL;
-    atomic_compare_exchange_strong(&real[w], &expect, r);
     return (void *)watched[w].ours;
 }
 

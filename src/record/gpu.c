@@ -426,8 +426,6 @@ static void gpu_start(void)
     const char *fp = getenv("CUTAP_GPU_FLUSH_MS");
     if (C.flush_period)
         C.flush_period(fp && *fp ? (uint32_t)strtoul(fp, NULL, 10) : 500);
-    if ((on & CUTAP_GPU_ON_CALLBACKS) && !atomic_load(&join_cb))
-        on |= CUTAP_GPU_ON_PUSHED;   /* the program subscribed while CUPTI started (gpu_sub_yield) */
     if (!rec_file_ensure() && rec_file.hdr)
         __atomic_fetch_or(&rec_file.hdr->gpu, on | CUTAP_GPU_ON_STARTED, __ATOMIC_RELEASE);
     atexit(gpu_at_exit);
@@ -435,6 +433,12 @@ static void gpu_start(void)
         if (cutap_gpu_runtime_cbids[i] < RT_BITS)
             rt_inside[cutap_gpu_runtime_cbids[i] / 8] |= (uint8_t)(1u << (cutap_gpu_runtime_cbids[i] % 8));
     atomic_store(&gpu_live, 1);
+    /* the program subscribed while CUPTI started: its yield found
+     * gpu_live 0 and left the external ids to here (enabled twice where
+     * both saw the other: harmless) */
+    if ((on & CUTAP_GPU_ON_CALLBACKS) && atomic_load(&join_cb) != 1 && join_by_external_ids() == CUPTI_OK &&
+        rec_file.hdr)
+        __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
     __atomic_store_n(&cutap_cupti_yield, gpu_yield, __ATOMIC_RELEASE);
     cutap_log_debug("GPU activity from CUPTI (%s)", cutap_cupti_path);
 }

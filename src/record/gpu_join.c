@@ -8,13 +8,21 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.h"
 
-_Atomic int join_cb;   /* calls joined through cutap's CUPTI callbacks (else external ids) */
+/* calls joined through cutap's CUPTI callbacks: JOIN_ON; JOIN_OFF: external
+ * ids (or not started); JOIN_STARTING while cutap subscribes, JOIN_ASKED
+ * when the program's cuptiSubscribe came meanwhile (cutap then lets its
+ * subscription go as soon as it has it). No lock is held across CUPTI's
+ * calls (helper-30: a program's subscription made under the loader lock
+ * waited for a lock held while CUPTI needed the loader's: a hang). */
+enum { JOIN_OFF = 0, JOIN_ON = 1, JOIN_STARTING = 2, JOIN_ASKED = 3 };
+_Atomic int join_cb;
 static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the parent's, in CUPTI's
                           memory the child got, join_cb 0) */
-static pthread_mutex_t join_lock = PTHREAD_MUTEX_INITIALIZER;   /* the switch to external ids */
+static int forked;      /* this is a forked child (cb_sub: the parent's) */
 
 /* --- pushing the launching call's place --------------------------------- */
 static int gpu_push(cutap_call_t *call, uint64_t *scratch);
@@ -101,7 +109,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         cutap_tls.gpu_open++;
         return CUTAP_PROCEED;
     }
-    if (atomic_load_explicit(&join_cb, memory_order_relaxed)) {
+    if (atomic_load_explicit(&join_cb, memory_order_relaxed) == 1) {
         /* CUPTI's entry callbacks inside the call pair their ids with the
          * outermost enqueuing call's place (gpu_callback) */
         if (!cutap_tls.gpu_open) {
@@ -185,14 +193,14 @@ int join_by_callbacks(void)
 {
     if (!C.subscribe || !C.unsubscribe || !C.enable_callback)
         return 0;
-    /* the program's cuptiSubscribe from here on finds the yield, and waits
-     * for the lock until join_cb says what cutap holds (helper-29: one made
-     * on another thread while cutap subscribed failed) */
+    /* the program's cuptiSubscribe from here on finds the yield (helper-29:
+     * one made on another thread while cutap subscribed failed): it asks,
+     * and waits a while for cutap to let go */
+    atomic_store(&join_cb, JOIN_STARTING);
     __atomic_store_n(&cutap_cupti_sub_yield, gpu_sub_yield, __ATOMIC_RELEASE);
-    pthread_mutex_lock(&join_lock);
     void *sub = NULL;
     if (C.subscribe(&sub, gpu_callback, NULL) != CUPTI_OK || !sub) {
-        pthread_mutex_unlock(&join_lock);
+        atomic_store(&join_cb, JOIN_OFF);
         return 0;
     }
     int r = CUPTI_OK;
@@ -200,15 +208,15 @@ int join_by_callbacks(void)
         r = C.enable_callback(1, sub, CB_DOMAIN_DRIVER, cutap_gpu_driver_cbids[i]);
     for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
         r = C.enable_callback(1, sub, CB_DOMAIN_RUNTIME, cutap_gpu_runtime_cbids[i]);
-    if (r != CUPTI_OK) {
-        C.unsubscribe(sub);
-        pthread_mutex_unlock(&join_lock);
-        return 0;
-    }
     cb_sub = sub;
-    atomic_store(&join_cb, 1);
-    pthread_mutex_unlock(&join_lock);
-    return 1;
+    int expect = JOIN_STARTING;
+    if (r == CUPTI_OK && atomic_compare_exchange_strong(&join_cb, &expect, JOIN_ON))
+        return 1;
+    /* refused, or the program asked for CUPTI meanwhile: let go */
+    C.unsubscribe(sub);
+    cb_sub = NULL;
+    atomic_store(&join_cb, JOIN_OFF);
+    return 0;
 }
 
 /* API records of the enqueuing functions and EXTERNAL_CORRELATION records:
@@ -241,30 +249,46 @@ int join_by_external_ids(void)
 
 /* The program subscribes to CUPTI itself (cupti_watch.c, before its call
  * goes through): CUPTI has one subscriber, so cutap lets its own go and
- * joins through external ids from then on (also while CUPTI is still
- * starting: gpu_start then keeps them). Calls in progress on other threads
- * meanwhile may stay unjoined (counted: gpu_pushed). In a forked child,
+ * joins through external ids from then on (while CUPTI is still starting,
+ * gpu_start does). While cutap is subscribing, it asks and waits up to
+ * 2 s for cutap to let go (CUPTI's start takes tens to hundreds of ms): a thread holding what cutap's start waits
+ * for (the loader's lock) then goes on, and its subscription may fail as
+ * beside any other tool, but nothing hangs. Calls in progress on other
+ * threads may stay unjoined (counted: gpu_pushed). In a forked child,
  * where cutap joins nothing, the parent's subscription CUPTI's memory
  * still holds is let go. */
 void gpu_sub_yield(void)
 {
-    pthread_mutex_lock(&join_lock);
     int e = errno;
-    if (atomic_load(&join_cb)) {
-        atomic_store(&join_cb, 0);
-        C.unsubscribe(cb_sub);
-        cb_sub = NULL;
-        int r = join_by_external_ids();
-        if (rec_file.hdr)
-            __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
-        cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now on%s",
-                        r == CUPTI_OK ? "" : " (CUPTI refused their API records: not joined)");
-    } else if (cb_sub) {
-        C.unsubscribe(cb_sub);   /* a forked child's */
-        cb_sub = NULL;
+    for (int spins = 0;; spins++) {
+        int v = atomic_load(&join_cb);
+        if (v == JOIN_ON) {
+            if (!atomic_compare_exchange_strong(&join_cb, &v, JOIN_OFF))
+                continue;
+            C.unsubscribe(cb_sub);
+            cb_sub = NULL;
+            int r = atomic_load(&gpu_live) ? join_by_external_ids() : CUPTI_OK;
+            if (rec_file.hdr && atomic_load(&gpu_live))
+                __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
+            cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now "
+                            "on%s", r == CUPTI_OK ? "" : " (CUPTI refused their API records: not joined)");
+            break;
+        }
+        if (v == JOIN_OFF) {
+            if (forked && cb_sub) {
+                C.unsubscribe(cb_sub);   /* the parent's, in the child's copy of CUPTI */
+                cb_sub = NULL;
+            }
+            break;
+        }
+        if (v == JOIN_STARTING && !atomic_compare_exchange_strong(&join_cb, &v, JOIN_ASKED))
+            continue;
+        if (spins >= 2000)
+            break;   /* 2 s: cutap's start waits for something this thread holds */
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
     }
     errno = e;
-    pthread_mutex_unlock(&join_lock);
 }
 
 /* Every kind and API record cutap may have enabled, off. */
@@ -272,11 +296,13 @@ void disable_all(void)
 {
     static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
                               K_DRIVER, K_RUNTIME};
-    pthread_mutex_lock(&join_lock);
-    if (atomic_exchange(&join_cb, 0) && cb_sub)
+    int v = JOIN_ON;
+    if (atomic_compare_exchange_strong(&join_cb, &v, JOIN_OFF)) {
         C.unsubscribe(cb_sub);   /* CUPTI free for the program's subscriber */
-    cb_sub = NULL;
-    pthread_mutex_unlock(&join_lock);
+        cb_sub = NULL;
+    } else if (v == JOIN_STARTING) {
+        atomic_compare_exchange_strong(&join_cb, &v, JOIN_ASKED);   /* let go once it has it */
+    }
     for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
         C.disable(all[i]);
     for (unsigned i = 0; C.enable_driver_api && i < cutap_gpu_driver_ncbids; i++)
@@ -285,19 +311,23 @@ void disable_all(void)
         C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 0);
 }
 
-/* A stream capture begun (successfully) or ended (whatever its result:
- * the capture is over) on this thread. The calls a thread makes while it
+/* A stream capture begun (successfully) or ended (successfully, or
+ * invalidated: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901, ends it too) on
+ * this thread. The calls a thread makes while it
  * captures put their work into a graph, not on the GPU: joined through
  * callbacks, nothing could show them delivered, so they are not counted
  * in gpu_pushed. Captures are counted per thread, as PyTorch and JAX make
- * them; a launch another thread puts into the captured stream
- * (cudaStreamCaptureModeRelaxed) is counted. */
+ * them (helper-30's limits, documented: a launch another thread puts into
+ * the captured stream is counted; a capture ended on another thread
+ * leaves its thread's later calls uncounted, so a loss among them goes
+ * unsaid; a capturing thread's launches on other streams are not
+ * counted). */
 void gpu_capture_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx, (void)scratch;
     uint32_t id = call->id;
     if (id == CUTAP_ID_cuStreamEndCapture || id == CUTAP_ID_cuStreamEndCapture_ptsz) {
-        if (cutap_tls.gpu_capturing)
+        if (cutap_tls.gpu_capturing && (call->result == CUTAP_CUDA_SUCCESS || call->result == 901))
             cutap_tls.gpu_capturing--;
     } else if (call->result == CUTAP_CUDA_SUCCESS && !(call->flags & CUTAP_CALL_SKIPPED)) {
         cutap_tls.gpu_capturing++;
@@ -310,6 +340,6 @@ void gpu_capture_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
  * gpu_sub_yield). */
 void gpu_join_after_fork(void)
 {
-    pthread_mutex_init(&join_lock, NULL);
-    atomic_store(&join_cb, 0);
+    forked = 1;
+    atomic_store(&join_cb, JOIN_OFF);
 }
