@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace|capture
+ *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace|capture|stub|ctor
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -34,6 +34,13 @@
  * capture: 10 launches, 10 captured into a graph on a stream
  *   (cuStreamBeginCapture_v2 .. cuStreamEndCapture: no GPU work), 10 more;
  *   prints "captured N" (cuStreamEndCapture's result).
+ * stub: after cuInit, the library $CUPTI_FORWARD (tests/lib_cupti_forward.c:
+ *   a cuptiSubscribe of its own that passes on to libcupti through dlsym)
+ *   loaded RTLD_LOCAL, its cuptiSubscribe taken by dlsym and called;
+ *   prints "stub subscriber R".
+ * ctor: a thread loads $CUPTI_CTOR (tests/lib_cupti_ctor.c, whose
+ *   constructor subscribes once CUPTI has a subscriber) while the main
+ *   thread's cuInit runs; prints "ctor subscriber R".
  * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -65,6 +72,19 @@ static int (*race_has)(void);
 static _Atomic int race_inited;
 static int race_result = -1;
 static void on_callback(void *ud, int domain, uint32_t cbid, const void *data);
+static int ctor_result = -2;
+static void *ctor_thread(void *unused)
+{
+    (void)unused;
+    while (!race_has() && !atomic_load(&race_inited))
+        sched_yield();
+    void *h = dlopen(getenv("CUPTI_CTOR"), RTLD_NOW | RTLD_LOCAL);
+    int *res = h ? (int *)dlsym(h, "ctor_subscribe_result") : NULL;
+    if (!res)
+        fprintf(stderr, "ctor: %s\n", dlerror());
+    ctor_result = res ? *res : -3;
+    return NULL;
+}
 static void *race_thread(void *unused)
 {
     (void)unused;
@@ -165,6 +185,29 @@ int main(int argc, char **argv)
         cuCtxSynchronize();
         printf("captured %d\n", r);
         return 0;
+    }
+    if (!strcmp(mode, "stub")) {
+        const char *path = getenv("CUPTI_FORWARD");
+        void *h = path && !cuInit(0) ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+        int (*subscribe)(void **, void (*)(void *, int, uint32_t, const void *), void *) = NULL;
+        if (h)
+            *(void **)&subscribe = dlsym(h, "cuptiSubscribe");
+        if (!subscribe)
+            return 1;
+        void *sub = NULL;
+        printf("stub subscriber %d\n", subscribe(&sub, on_callback, NULL));
+        return 0;
+    }
+    if (!strcmp(mode, "ctor")) {
+        race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");
+        pthread_t t;
+        if (!race_has || !getenv("CUPTI_CTOR") || pthread_create(&t, NULL, ctor_thread, NULL))
+            return 1;
+        int r = cuInit(0);
+        atomic_store(&race_inited, 1);
+        pthread_join(t, NULL);
+        printf("ctor subscriber %d\n", ctor_result);
+        return r != 0;
     }
     if (!strcmp(mode, "subrace")) {
         race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");

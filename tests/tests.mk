@@ -202,9 +202,14 @@ TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 $(T)/t_gpu: tests/rt_copy.h tests/cupti_min.h
 $(T)/t_gpu_own_client: tests/t_gpu_own_client.c tests/cuda_min.h $(FAKE)/libcuda.so.1 $(FAKE)/libcupti.so.13
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -l:libcupti.so.13 -ldl
+$(T)/libcupti_forward.so: tests/lib_cupti_forward.c
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+$(T)/libcupti_ctor.so: tests/lib_cupti_ctor.c
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -L$(FAKE) -l:libcupti.so.13 -ldl
 $(T)/libembedded_cupti.so: tests/lib_embedded_cupti.c
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
-TEST_BINS += $(T)/t_gpu $(T)/t_gpu_own_client $(T)/t_gpu_embedded $(T)/libembedded_cupti.so $(FAKE)/libcupti.so.13
+TEST_BINS += $(T)/t_gpu $(T)/t_gpu_own_client $(T)/t_gpu_embedded $(T)/libembedded_cupti.so $(FAKE)/libcupti.so.13 \
+	$(T)/libcupti_forward.so $(T)/libcupti_ctor.so
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between $(T)/t_table_tail $(BUILD)/bench/rtreport
 
