@@ -198,26 +198,19 @@ int main(int argc, char **argv)
         printf("stub subscriber %d\n", subscribe(&sub, on_callback, NULL));
         return 0;
     }
-    if (!strcmp(mode, "ctor")) {
+    if (!strcmp(mode, "ctor") || !strcmp(mode, "subrace")) {
+        /* a thread subscribes (itself, or a constructor of the library it
+         * loads) while the main thread's cuInit runs */
+        int ctor = !strcmp(mode, "ctor");
         race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");
         pthread_t t;
-        if (!race_has || !getenv("CUPTI_CTOR") || pthread_create(&t, NULL, ctor_thread, NULL))
+        if (!race_has || (ctor && !getenv("CUPTI_CTOR")) ||
+            pthread_create(&t, NULL, ctor ? ctor_thread : race_thread, NULL))
             return 1;
         int r = cuInit(0);
         atomic_store(&race_inited, 1);
         pthread_join(t, NULL);
-        printf("ctor subscriber %d\n", ctor_result);
-        return r != 0;
-    }
-    if (!strcmp(mode, "subrace")) {
-        race_has = (int (*)(void))dlsym(cupti, "fake_cupti_has_subscriber");
-        pthread_t t;
-        if (!race_has || pthread_create(&t, NULL, race_thread, NULL))
-            return 1;
-        int r = cuInit(0);
-        atomic_store(&race_inited, 1);
-        pthread_join(t, NULL);
-        printf("race subscriber %d\n", race_result);
+        printf("%s subscriber %d\n", ctor ? "ctor" : "race", ctor ? ctor_result : race_result);
         return r != 0;
     }
     if (!strcmp(mode, "forksub")) {
