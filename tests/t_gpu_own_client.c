@@ -2,7 +2,7 @@
  * profiler the program runs (PyTorch's Kineto, a CUPTI sample) has, on the
  * fake driver and the fake libcupti:
  *
- *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace|capture|stub|ctor
+ *   t_gpu_own_client before|after|local|handle|sub|subhandle|weakv2|forksub|subrace|capture|stub|ctor|regsub
  *
  * before: registers its buffer callbacks before cuInit, then launches;
  * after: launches 20 kernels, registers, launches 20 more;
@@ -41,6 +41,10 @@
  * ctor: a thread loads $CUPTI_CTOR (tests/lib_cupti_ctor.c, whose
  *   constructor subscribes once CUPTI has a subscriber) while the main
  *   thread's cuInit runs; prints "ctor subscriber R".
+ * regsub: after cuInit and 5 launches, a thread registers activity
+ *   callbacks of its own and another subscribes 50 ms later (under --gpu,
+ *   while cutap lets its subscription go: FAKE_CUPTI_UNSUB_SLEEP_MS makes
+ *   that slow); prints "register R subscribe S".
  * Linked against libcupti (the call binds as a library's would). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -52,6 +56,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda_min.h"
@@ -72,6 +77,24 @@ static int (*race_has)(void);
 static _Atomic int race_inited;
 static int race_result = -1;
 static void on_callback(void *ud, int domain, uint32_t cbid, const void *data);
+static int regsub_r = -1, regsub_s = -1;
+static void requested(uint8_t **buffer, size_t *size, size_t *max);
+static void completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid);
+static void *regsub_register(void *unused)
+{
+    (void)unused;
+    regsub_r = cuptiActivityRegisterCallbacks(requested, completed);
+    return NULL;
+}
+static void *regsub_subscribe(void *unused)
+{
+    (void)unused;
+    struct timespec t = {0, 50000000};
+    nanosleep(&t, NULL);
+    void *sub = NULL;
+    regsub_s = cuptiSubscribe(&sub, on_callback, NULL);
+    return NULL;
+}
 static int ctor_result = -2;
 static void *ctor_thread(void *unused)
 {
@@ -196,6 +219,22 @@ int main(int argc, char **argv)
             return 1;
         void *sub = NULL;
         printf("stub subscriber %d\n", subscribe(&sub, on_callback, NULL));
+        return 0;
+    }
+    if (!strcmp(mode, "regsub")) {
+        next_record = (int (*)(uint8_t *, size_t, const void **))dlsym(cupti, "cuptiActivityGetNextRecord");
+        if (!next_record || cuInit(0))
+            return 1;
+        CUfunction f = NULL;
+        cuModuleGetFunction(&f, NULL, "_Z9scale_f32Pfi");
+        launches(f, 5);
+        cuCtxSynchronize();
+        pthread_t a, b;
+        if (pthread_create(&a, NULL, regsub_register, NULL) || pthread_create(&b, NULL, regsub_subscribe, NULL))
+            return 1;
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        printf("register %d subscribe %d\n", regsub_r, regsub_s);
         return 0;
     }
     if (!strcmp(mode, "ctor") || !strcmp(mode, "subrace")) {

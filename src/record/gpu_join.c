@@ -15,10 +15,12 @@
 /* calls joined through cutap's CUPTI callbacks: JOIN_ON; JOIN_OFF: external
  * ids (or not started); JOIN_STARTING while cutap subscribes, JOIN_ASKED
  * when the program's cuptiSubscribe came meanwhile (cutap then lets its
- * subscription go as soon as it has it). No lock is held across CUPTI's
+ * subscription go as soon as it has it); JOIN_RELEASING while cutap lets
+ * it go (a program's subscription waits for OFF: helper-31 found one made
+ * then refused, the state OFF before cuptiUnsubscribe had returned). No lock is held across CUPTI's
  * calls (helper-30: a program's subscription made under the loader lock
  * waited for a lock held while CUPTI needed the loader's: a hang). */
-enum { JOIN_OFF = 0, JOIN_ON = 1, JOIN_STARTING = 2, JOIN_ASKED = 3 };
+enum { JOIN_OFF = 0, JOIN_ON = 1, JOIN_STARTING = 2, JOIN_ASKED = 3, JOIN_RELEASING = 4 };
 _Atomic int join_cb;
 static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the parent's, in CUPTI's
                           memory the child got, join_cb 0) */
@@ -263,12 +265,14 @@ void gpu_sub_yield(void)
     for (int spins = 0;; spins++) {
         int v = atomic_load(&join_cb);
         if (v == JOIN_ON) {
-            if (!atomic_compare_exchange_strong(&join_cb, &v, JOIN_OFF))
+            if (!atomic_compare_exchange_strong(&join_cb, &v, JOIN_RELEASING))
                 continue;
             C.unsubscribe(cb_sub);
             cb_sub = NULL;
-            int r = atomic_load(&gpu_live) ? join_by_external_ids() : CUPTI_OK;
-            if (rec_file.hdr && atomic_load(&gpu_live))
+            int live = atomic_load(&gpu_live);
+            int r = live ? join_by_external_ids() : CUPTI_OK;
+            atomic_store(&join_cb, JOIN_OFF);
+            if (rec_file.hdr && live && r == CUPTI_OK)
                 __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
             cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now "
                             "on%s", r == CUPTI_OK ? "" : " (CUPTI refused their API records: not joined)");
@@ -297,9 +301,10 @@ void disable_all(void)
     static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
                               K_DRIVER, K_RUNTIME};
     int v = JOIN_ON;
-    if (atomic_compare_exchange_strong(&join_cb, &v, JOIN_OFF)) {
+    if (atomic_compare_exchange_strong(&join_cb, &v, JOIN_RELEASING)) {
         C.unsubscribe(cb_sub);   /* CUPTI free for the program's subscriber */
         cb_sub = NULL;
+        atomic_store(&join_cb, JOIN_OFF);
     } else if (v == JOIN_STARTING) {
         atomic_compare_exchange_strong(&join_cb, &v, JOIN_ASKED);   /* let go once it has it */
     }

@@ -141,6 +141,13 @@ EXPORT int cuptiEnableDomain(uint32_t enable, void *subscriber, int domain)
 
 EXPORT int cuptiUnsubscribe(void *subscriber)
 {
+    /* FAKE_CUPTI_UNSUB_SLEEP_MS=N: it takes N ms first (a window in which
+     * another thread subscribes) */
+    const char *ms = getenv("FAKE_CUPTI_UNSUB_SLEEP_MS");
+    if (ms && *ms) {
+        struct timespec t = {.tv_sec = 0, .tv_nsec = (long)strtoul(ms, NULL, 10) * 1000000L};
+        nanosleep(&t, NULL);
+    }
     if (subscriber != &token || !callback)
         return CUPTI_ERROR_INVALID_PARAMETER;
     callback = NULL;
