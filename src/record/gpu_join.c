@@ -8,7 +8,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpu_internal.h"
 
@@ -25,6 +27,7 @@ _Atomic int join_cb;
 static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the parent's, in CUPTI's
                           memory the child got, join_cb 0) */
 static int forked;      /* this is a forked child (cb_sub: the parent's) */
+static _Atomic int32_t start_tid;   /* the thread subscribing (JOIN_STARTING, JOIN_ASKED) */
 
 /* --- pushing the launching call's place --------------------------------- */
 static int gpu_push(cutap_call_t *call, uint64_t *scratch);
@@ -198,6 +201,7 @@ int join_by_callbacks(void)
     /* the program's cuptiSubscribe from here on finds the yield (helper-29:
      * one made on another thread while cutap subscribed failed): it asks,
      * and waits a while for cutap to let go */
+    atomic_store(&start_tid, (int32_t)syscall(SYS_gettid));
     atomic_store(&join_cb, JOIN_STARTING);
     __atomic_store_n(&cutap_cupti_sub_yield, gpu_sub_yield, __ATOMIC_RELEASE);
     void *sub = NULL;
@@ -287,6 +291,8 @@ void gpu_sub_yield(void)
         }
         if (v == JOIN_STARTING && !atomic_compare_exchange_strong(&join_cb, &v, JOIN_ASKED))
             continue;
+        if (v != JOIN_RELEASING && atomic_load(&start_tid) == (int32_t)syscall(SYS_gettid))
+            break;   /* from inside cutap's own subscribing (helper-31): it lets go when back, nothing to wait for */
         if (spins >= 2000)
             break;   /* 2 s: cutap's start waits for something this thread holds */
         struct timespec t = {0, 1000000};
