@@ -436,7 +436,7 @@ static void gpu_start(void)
     /* the program subscribed while CUPTI started: its yield found
      * gpu_live 0 and left the external ids to here (enabled twice where
      * both saw the other: harmless) */
-    if ((on & CUTAP_GPU_ON_CALLBACKS) && atomic_load(&join_cb) != 1 && join_by_external_ids() == CUPTI_OK &&
+    if ((on & CUTAP_GPU_ON_CALLBACKS) && atomic_load(&join_cb) != JOIN_ON && join_by_external_ids() == CUPTI_OK &&
         rec_file.hdr)
         __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
     __atomic_store_n(&cutap_cupti_yield, gpu_yield, __ATOMIC_RELEASE);

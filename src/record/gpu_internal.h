@@ -62,7 +62,13 @@ extern int diag_noapi;             /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
 extern int diag_allapi;            /* CUTAP_GPU_DIAG=allapi */
 extern int diag_push;              /* CUTAP_GPU_DIAG=push: external ids, not callbacks */
 extern uint64_t started_ns;        /* when CUPTI was started (CLOCK_MONOTONIC) */
-extern _Atomic int join_cb;        /* calls joined through cutap's CUPTI callbacks (else external ids) */
+/* join_cb (gpu_join.c): calls joined through cutap's CUPTI callbacks
+ * (JOIN_ON) or external ids (JOIN_OFF, also before the start); while
+ * cutap subscribes (JOIN_STARTING) and the program asked for CUPTI
+ * meanwhile (JOIN_ASKED: cutap lets go as soon as it has it); while cutap
+ * lets its subscription go (JOIN_RELEASING). */
+enum { JOIN_OFF = 0, JOIN_ON = 1, JOIN_STARTING = 2, JOIN_ASKED = 3, JOIN_RELEASING = 4 };
+extern _Atomic int join_cb;
 
 static inline void header_add(uint64_t *field, uint64_t n)
 {

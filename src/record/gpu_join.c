@@ -14,15 +14,10 @@
 
 #include "gpu_internal.h"
 
-/* calls joined through cutap's CUPTI callbacks: JOIN_ON; JOIN_OFF: external
- * ids (or not started); JOIN_STARTING while cutap subscribes, JOIN_ASKED
- * when the program's cuptiSubscribe came meanwhile (cutap then lets its
- * subscription go as soon as it has it); JOIN_RELEASING while cutap lets
- * it go (a program's subscription waits for OFF: helper-31 found one made
- * then refused, the state OFF before cuptiUnsubscribe had returned). No lock is held across CUPTI's
- * calls (helper-30: a program's subscription made under the loader lock
- * waited for a lock held while CUPTI needed the loader's: a hang). */
-enum { JOIN_OFF = 0, JOIN_ON = 1, JOIN_STARTING = 2, JOIN_ASKED = 3, JOIN_RELEASING = 4 };
+/* The way calls are joined (JOIN_*, gpu_internal.h). No lock is held
+ * across CUPTI's calls (helper-30: a program's subscription made under
+ * the loader's lock waited for a lock held while CUPTI needed the
+ * loader's: a hang). */
 _Atomic int join_cb;
 static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the parent's, in CUPTI's
                           memory the child got, join_cb 0) */
@@ -114,7 +109,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         cutap_tls.gpu_open++;
         return CUTAP_PROCEED;
     }
-    if (atomic_load_explicit(&join_cb, memory_order_relaxed) == 1) {
+    if (atomic_load_explicit(&join_cb, memory_order_relaxed) == JOIN_ON) {
         /* CUPTI's entry callbacks inside the call pair their ids with the
          * outermost enqueuing call's place (gpu_callback) */
         if (!cutap_tls.gpu_open) {
@@ -171,8 +166,7 @@ static void gpu_callback(void *ud, int domain, uint32_t cbid, const void *data)
         return;
     uint64_t ext = cutap_tls.gpu_ext;
     uint32_t corr = CB_CORR(data);
-    if (!ext || !cutap_tls.gpu_open || corr == cutap_tls.gpu_last_corr ||
-        !atomic_load_explicit(&gpu_live, memory_order_relaxed))
+    if (!ext || corr == cutap_tls.gpu_last_corr || !atomic_load_explicit(&gpu_live, memory_order_relaxed))
         return;
     int e = errno;
     struct cutap_rec_meta *m = (struct cutap_rec_meta *)rec_reserve(1);
@@ -189,6 +183,20 @@ static void gpu_callback(void *ud, int domain, uint32_t cbid, const void *data)
         header_add(&rec_file.hdr->gpu_lost, 1);   /* (recording stopped, or a handler inside a reservation) */
     }
     errno = e;
+}
+
+/* cutap's subscription let go, where it holds one now (JOIN_ON, or
+ * `from`): JOIN_RELEASING until cuptiUnsubscribe has returned, which a
+ * program's subscription waits for (helper-31: made meanwhile, it was
+ * refused). Whether this thread let it go. */
+static int let_go(int from)
+{
+    if (!atomic_compare_exchange_strong(&join_cb, &from, JOIN_RELEASING))
+        return 0;
+    C.unsubscribe(cb_sub);
+    cb_sub = NULL;
+    atomic_store(&join_cb, JOIN_OFF);
+    return 1;
 }
 
 /* Callbacks of the enqueuing functions, both domains, on a subscriber of
@@ -218,10 +226,9 @@ int join_by_callbacks(void)
     int expect = JOIN_STARTING;
     if (r == CUPTI_OK && atomic_compare_exchange_strong(&join_cb, &expect, JOIN_ON))
         return 1;
-    /* refused, or the program asked for CUPTI meanwhile: let go */
-    C.unsubscribe(sub);
-    cb_sub = NULL;
-    atomic_store(&join_cb, JOIN_OFF);
+    /* refused, or the program asked for CUPTI meanwhile (JOIN_ASKED) */
+    if (!let_go(JOIN_STARTING))
+        let_go(JOIN_ASKED);
     return 0;
 }
 
@@ -257,9 +264,10 @@ int join_by_external_ids(void)
  * goes through): CUPTI has one subscriber, so cutap lets its own go and
  * joins through external ids from then on (while CUPTI is still starting,
  * gpu_start does). While cutap is subscribing, it asks and waits up to
- * 2 s for cutap to let go (CUPTI's start takes tens to hundreds of ms): a thread holding what cutap's start waits
- * for (the loader's lock) then goes on, and its subscription may fail as
- * beside any other tool, but nothing hangs. Calls in progress on other
+ * 2 s for cutap to let go (CUPTI's start takes tens to hundreds of ms): a
+ * thread holding what cutap's start waits for (the loader's lock) then
+ * goes on, and its subscription may fail as beside any other tool, but
+ * nothing hangs. Calls in progress on other
  * threads may stay unjoined (counted: gpu_pushed). In a forked child,
  * where cutap joins nothing, the parent's subscription CUPTI's memory
  * still holds is let go. */
@@ -269,13 +277,11 @@ void gpu_sub_yield(void)
     for (int spins = 0;; spins++) {
         int v = atomic_load(&join_cb);
         if (v == JOIN_ON) {
-            if (!atomic_compare_exchange_strong(&join_cb, &v, JOIN_RELEASING))
+            if (!let_go(JOIN_ON))
                 continue;
-            C.unsubscribe(cb_sub);
-            cb_sub = NULL;
+            /* (while CUPTI starts, gpu_start enables them: gpu_live 0) */
             int live = atomic_load(&gpu_live);
             int r = live ? join_by_external_ids() : CUPTI_OK;
-            atomic_store(&join_cb, JOIN_OFF);
             if (rec_file.hdr && live && r == CUPTI_OK)
                 __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_PUSHED, __ATOMIC_RELEASE);
             cutap_log_debug("--gpu: the program subscribed to CUPTI: calls joined through external ids from now "
@@ -306,12 +312,8 @@ void disable_all(void)
 {
     static const int all[] = {K_CONCURRENT_KERNEL, K_MEMCPY, K_MEMSET, K_EXTERNAL_CORRELATION, K_MEMCPY2,
                               K_DRIVER, K_RUNTIME};
-    int v = JOIN_ON;
-    if (atomic_compare_exchange_strong(&join_cb, &v, JOIN_RELEASING)) {
-        C.unsubscribe(cb_sub);   /* CUPTI free for the program's subscriber */
-        cb_sub = NULL;
-        atomic_store(&join_cb, JOIN_OFF);
-    } else if (v == JOIN_STARTING) {
+    if (!let_go(JOIN_ON)) {   /* CUPTI free for the program's subscriber */
+        int v = JOIN_STARTING;
         atomic_compare_exchange_strong(&join_cb, &v, JOIN_ASKED);   /* let go once it has it */
     }
     for (size_t i = 0; C.disable && i < sizeof all / sizeof all[0]; i++)
@@ -323,22 +325,23 @@ void disable_all(void)
 }
 
 /* A stream capture begun (successfully) or ended (successfully, or
- * invalidated: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901, ends it too) on
- * this thread. The calls a thread makes while it
- * captures put their work into a graph, not on the GPU: joined through
- * callbacks, nothing could show them delivered, so they are not counted
- * in gpu_pushed. Captures are counted per thread, as PyTorch and JAX make
+ * invalidated: that ends it too) on this thread. The calls a thread makes
+ * while it captures put their work into a graph, not on the GPU: joined
+ * through callbacks, nothing could show them delivered, so they are not
+ * counted in gpu_pushed. Captures are counted per thread, as PyTorch and JAX make
  * them (helper-30's limits, documented: a launch another thread puts into
  * the captured stream is counted; a capture ended on another thread
  * leaves its thread's later calls uncounted, so a loss among them goes
  * unsaid; a capturing thread's launches on other streams are not
  * counted). */
+#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901   /* cuda.h */
 void gpu_capture_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx, (void)scratch;
     uint32_t id = call->id;
     if (id == CUTAP_ID_cuStreamEndCapture || id == CUTAP_ID_cuStreamEndCapture_ptsz) {
-        if (cutap_tls.gpu_capturing && (call->result == CUTAP_CUDA_SUCCESS || call->result == 901))
+        if (cutap_tls.gpu_capturing &&
+            (call->result == CUTAP_CUDA_SUCCESS || call->result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED))
             cutap_tls.gpu_capturing--;
     } else if (call->result == CUTAP_CUDA_SUCCESS && !(call->flags & CUTAP_CALL_SKIPPED)) {
         cutap_tls.gpu_capturing++;
