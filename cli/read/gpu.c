@@ -49,15 +49,19 @@ void rd_gpu_take(struct tr_proc *p, uint64_t take, size_t off)
     s->takes[s->ntakes++] = (struct take){take, off};
 }
 
+static void corr_add(struct gpu_scan *s, uint32_t correlation, uint64_t ext, int callback)
+{
+    s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
+    s->corr[s->ncorr++] = (struct corr){.correlation = correlation, .callback = (uint8_t)callback, .ext = ext};
+}
+
 /* A GPU_CORR meta record of a thread's run (joined through CUPTI's
  * callbacks): the same pair as a CORR GPU record. */
 void rd_gpu_corr(struct tr_proc *p, uint32_t correlation, uint64_t ext)
 {
     struct gpu_scan *s;
-    if (!(p->h.gpu & CUTAP_GPU_ON_STARTED) || !(s = scan_of(p)))
-        return;
-    s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
-    s->corr[s->ncorr++] = (struct corr){.correlation = correlation, .callback = 1, .ext = ext};
+    if ((p->h.gpu & CUTAP_GPU_ON_STARTED) && (s = scan_of(p)))
+        corr_add(s, correlation, ext, 1);
 }
 
 static uint64_t to_realtime(const struct tr_proc *p, uint64_t t)
@@ -93,8 +97,7 @@ void rd_gpu_chunk(struct trace *tr, struct tr_proc *p, const uint8_t *c, size_t 
         } else if (g->kind != CUTAP_REC_GPU || g->nslots != 1 || !g->type || g->type > CUTAP_GPU_API)
             bad = "unknown GPU record";
         else if (g->type == CUTAP_GPU_CORR) {
-            s->corr = rd_grow(s->corr, &s->cap_corr, s->ncorr + 1, sizeof *s->corr);
-            s->corr[s->ncorr++] = (struct corr){.correlation = g->correlation, .ext = g->start};
+            corr_add(s, g->correlation, g->start, 0);
         } else if (g->type != CUTAP_GPU_API) {
             p->gpu = rd_grow(p->gpu, &p->cap_gpu, p->ngpu + 1, sizeof *p->gpu);
             p->gpu[p->ngpu++] = (struct tr_gpu){.t0 = to_realtime(p, g->start), .t1 = to_realtime(p, g->end),
@@ -206,18 +209,19 @@ void rd_gpu_join(struct tr_proc *p)
         struct corr *c = s->ncorr ? bsearch(&key, s->corr, s->ncorr, sizeof key, cmp_corr) : NULL;
         if (!c)
             continue;
-        for (struct corr *o = c; o >= s->corr && o->correlation == c->correlation; o--)
-            o->used = 1;
-        for (struct corr *o = c + 1; o < s->corr + s->ncorr && o->correlation == c->correlation; o++)
-            o->used = 1;
-        /* a correlation id CUPTI gave twice (its 32 bits wrapped) to calls of
+        /* the pairs of this correlation (all used: the activity came); a
+         * correlation id CUPTI gave twice (its 32 bits wrapped) to calls of
          * other places: which launched this is not known, so none did */
+        size_t at = (size_t)(c - s->corr), lo = at, hi = at;
+        while (lo > 0 && s->corr[lo - 1].correlation == c->correlation)
+            lo--;
+        while (hi + 1 < s->ncorr && s->corr[hi + 1].correlation == c->correlation)
+            hi++;
         int ambiguous = 0;
-        for (const struct corr *o = c; !ambiguous && o > s->corr && o[-1].correlation == c->correlation; o--)
-            ambiguous = o[-1].ext != c->ext;
-        for (const struct corr *o = c; !ambiguous && o + 1 < s->corr + s->ncorr && o[1].correlation == c->correlation;
-             o++)
-            ambiguous = o[1].ext != c->ext;
+        for (size_t i = lo; i <= hi; i++) {
+            s->corr[i].used = 1;
+            ambiguous |= s->corr[i].ext != c->ext;
+        }
         if (ambiguous)
             continue;
         struct take tk = {.take = c->ext >> 24};

@@ -16,6 +16,14 @@
  *   FAKE_CUPTI_BUSY=1     cuptiSubscribe fails as when another tool holds
  *                         CUPTI (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
  *   FAKE_CUPTI_NO_CORR=1  reports carry no correlationData pointer
+ *   FAKE_CUPTI_ENABLE_CB_SLEEP_MS=N  the first cuptiEnableCallback takes
+ *                         N ms (the subscriber is there meanwhile)
+ *   FAKE_CUPTI_UNSUB_SLEEP_MS=N  cuptiUnsubscribe takes N ms first
+ * Per function callbacks (cuptiEnableCallback): a driver function's come
+ * from the activity API's tracking of the driver's calls
+ * (fake_cupti_activity.c, fake_cupti_cb), with its correlation id; a
+ * runtime function's from the runtime copies' reports, as above.
+ * fake_cupti_has_subscriber() says whether CUPTI has a subscriber.
  * (the activity API's knobs: fake_cupti_activity.c)
  */
 #include <stddef.h>
@@ -48,13 +56,26 @@ typedef void (*callback_fn)(void *userdata, int domain, uint32_t cbid, const voi
 
 static int token;   /* the one subscriber handle */
 
-/* The driver's runtime-callback words (the fake driver's export). */
-static void driver_enable(int on)
+/* The driver's runtime-callback word of a callback id, or all (-1) (the
+ * fake driver's export). */
+static void driver_enable_id(int cbid, int on)
 {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void (*en)(int, int) = h ? (void (*)(int, int))dlsym(h, "fake_tools_enable") : NULL;
     if (en)
-        en(-1, on);
+        en(cbid, on);
+}
+static void driver_enable(int on) { driver_enable_id(-1, on); }
+
+/* FAKE_CUPTI_*_SLEEP_MS=N: a function takes N ms first (a window in which
+ * another thread acts) */
+static void env_sleep(const char *name)
+{
+    const char *ms = getenv(name);
+    if (ms && *ms) {
+        struct timespec t = {.tv_sec = 0, .tv_nsec = (long)strtoul(ms, NULL, 10) * 1000000L};
+        nanosleep(&t, NULL);
+    }
 }
 static callback_fn callback;
 static void *callback_user;
@@ -89,20 +110,12 @@ EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, ui
         return CUPTI_ERROR_INVALID_PARAMETER;
     atomic_store(&cb_on[domain][cbid], enable != 0);
     fake_act_attach();
-    /* FAKE_CUPTI_ENABLE_CB_SLEEP_MS=N: the first call takes N ms (a window
-     * in which another thread finds the subscriber there) */
+    /* the first call: the subscriber is there meanwhile */
     static _Atomic int slept;
-    const char *ms = getenv("FAKE_CUPTI_ENABLE_CB_SLEEP_MS");
-    if (ms && *ms && !atomic_exchange(&slept, 1)) {
-        struct timespec t = {.tv_sec = 0, .tv_nsec = (long)strtoul(ms, NULL, 10) * 1000000L};
-        nanosleep(&t, NULL);
-    }
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-        void (*en)(int, int) = h ? (void (*)(int, int))dlsym(h, "fake_tools_enable") : NULL;
-        if (en && (enable || !runtime_enabled))
-            en((int)cbid, enable != 0);
-    }
+    if (!atomic_exchange(&slept, 1))
+        env_sleep("FAKE_CUPTI_ENABLE_CB_SLEEP_MS");
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && (enable || !runtime_enabled))
+        driver_enable_id((int)cbid, enable != 0);
     return CUPTI_SUCCESS;
 }
 
@@ -141,13 +154,7 @@ EXPORT int cuptiEnableDomain(uint32_t enable, void *subscriber, int domain)
 
 EXPORT int cuptiUnsubscribe(void *subscriber)
 {
-    /* FAKE_CUPTI_UNSUB_SLEEP_MS=N: it takes N ms first (a window in which
-     * another thread subscribes) */
-    const char *ms = getenv("FAKE_CUPTI_UNSUB_SLEEP_MS");
-    if (ms && *ms) {
-        struct timespec t = {.tv_sec = 0, .tv_nsec = (long)strtoul(ms, NULL, 10) * 1000000L};
-        nanosleep(&t, NULL);
-    }
+    env_sleep("FAKE_CUPTI_UNSUB_SLEEP_MS");   /* (the subscriber still there meanwhile) */
     if (subscriber != &token || !callback)
         return CUPTI_ERROR_INVALID_PARAMETER;
     callback = NULL;
