@@ -15,6 +15,7 @@
  *   t_record wait N         N calls, then "ready" on stdout, then waits for a
  *                           signal (the test looks at its threads meanwhile)
  *   t_record slots N        N calls through slot 1 of the fake's FAKE_SIZED
+ *   t_record initslots N    the same after cuInit(0)
  *                           export table (an untyped call, no status)
  *   t_record threads T N    T threads at once, each N rounds of
  *                           cuCtxGetCurrent and cuProfilerStart (which nests
@@ -260,6 +261,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "slots"))
         return slots(atol(argv[2]));
+    if (argc >= 3 && !strcmp(argv[1], "initslots"))
+        return cuInit(0) || slots(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
     fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|tails N|die N kill|abort|segv|_exit|threads T N\n");

@@ -146,10 +146,10 @@ static int child(void)
  * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
  * helper on the CPUs the program may not use) */
 enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, STAT2, TRACE2, TGPU, TGPUNOAPI, TGPUNOTS, TGPUALLAPI,
-       TGPUNONE, TGPUPUSH, GPUREF, GPUREFAPI, GPUREFALL, GPUREFCB, NSYS, NMODES };
+       TGPUNONE, TGPUPUSH, TGPUWRAP, GPUREF, GPUREFAPI, GPUREFALL, GPUREFCB, NSYS, NMODES };
 static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trace",  "tsame",
                                               "tidle", "trace0", "cupti",  "stat2",  "trace2",
-                                              "tgpu",  "tgpuna", "tgpunt", "tgpuaa", "tgpunn", "tgpups", "gpuref",
+                                              "tgpu",  "tgpuna", "tgpunt", "tgpuaa", "tgpunn", "tgpups", "tgpuwr", "gpuref",
                                               "gpuapi", "gpuall", "gpucb", "nsys"};
 /* stat2, trace2: stat and trace of another build (CUTAP_LIBRARY2, e.g. the
  * commit before a change), side by side; skipped when it is not set.
@@ -161,6 +161,8 @@ static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trac
  * CUPTI's callbacks (CUTAP_GPU_DIAG=noapi, nots, allapi, "nopush noapi":
  * nothing joined, what CUPTI's kernel activity alone costs under cutap,
  * push: the way before callbacks, and where cutap cannot subscribe);
+ * tgpuwr CUPTI given cutap's copies of the driver's export tables, as
+ * before (CUTAP_GPU_DIAG=wrapped);
  * tgpuna, tgpunt and tgpuaa are of the external ids' way too;
  * gpuref the bare CUPTI activity referee, gpuapi it with API records of
  * the two launch functions (GPU_REF_API=launch: function by function),
@@ -169,7 +171,7 @@ static const char *const mode_name[NMODES] = {"bare",  "pass",   "stat",   "trac
  * correlation id (GPU_REF_API=cb: another way to join kernels to calls). */
 static int gpu_mode(int m) { return m >= TGPU && m != NSYS; }
 static int ref_mode(int m) { return m == GPUREF || m == GPUREFAPI || m == GPUREFALL || m == GPUREFCB; }
-static int tgpu_mode(int m) { return m >= TGPU && m <= TGPUPUSH; }
+static int tgpu_mode(int m) { return m >= TGPU && m <= TGPUWRAP; }
 /* nsys: the child under `nsys profile -t cuda` (CUTAP_NSYS: the nsys
  * binary; skipped when it is not set): nsys's API trace and GPU activity,
  * the anchor of issue #31. nsys turns its capture into a report after the
@@ -213,6 +215,7 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
                    : m == TGPUNOTS   ? "nots"
                    : m == TGPUALLAPI ? "allapi"
                    : m == TGPUPUSH   ? "push"
+                   : m == TGPUWRAP   ? "wrapped"
                                      : "nopush noapi",
                    1);
         if (ref_mode(m)) {

@@ -18,7 +18,8 @@
 #    BENCH_GPU_MODES picks the GPU-bound table's modes (as BENCH_MODES);
 #    BENCH_GPU_ONLY=1 skips the CPU-bound table.
 #    BENCH_CPU_ONLY=1 stops after the CPU-bound table (more cycles of it in
-#    one call's time).
+#    one call's time); BENCH_GPU_ARGS the GPU-bound step's STEPS WIDTH
+#    BATCH (default 60 2048 1024); BENCH_NO_STARTUP=1 skips part 3.
 #    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
 #    pages populated on the calling thread, as before issue #13's helper).
 #    BENCH_MODES picks the modes of that table, among bare trace stat cupti
@@ -132,11 +133,18 @@ V=()
 # BENCH_GPU_MODES: the modes of the GPU-bound table (default bare trace stat; nsys added as above)
 GMODES=${BENCH_GPU_MODES:-bare trace stat}
 [ -n "$NSYS" ] && GMODES+=" nsys"
+# BENCH_GPU_ARGS: torch_steps.py's STEPS WIDTH BATCH for it (default 60 2048
+# 1024: only just GPU-bound, its CPU-bound twin runs 800-900 steps/s bare;
+# "20 4096 2048": the GPU's time a step 8 times as much)
+GARGS=${BENCH_GPU_ARGS:-60 2048 1024}
 for c in $(seq "$CYC"); do
-  for m in $GMODES; do V[$m]+=" $(run_mode $m $c 60 2048 1024)"; done
+  for m in $GMODES; do V[$m]+=" $(run_mode $m $c $GARGS)"; echo "  cycle $c $m: ${V[$m]##* } ($(date +%T))" >&2; done
 done
-table "GPU-bound MLP (width 2048, batch 1024) steps/s" $GMODES
+set -- $GARGS
+table "GPU-bound MLP (width $2, batch $3) steps/s" $GMODES
 V=()
+# BENCH_NO_STARTUP=1: no start-up table
+[ -n "${BENCH_NO_STARTUP:-}" ] && { rm -rf "$T"; [ -z "${BAD:-}" ] || exit 1; exit 0; }
 st() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
 Z='import torch; torch.zeros(1, device="cuda")'
 for c in $(seq "$CYC"); do

@@ -366,6 +366,9 @@ struct cutap_thread {
     uint64_t gpu_ext;                            /* record/gpu.c: the outermost open enqueuing call's
                                                     place, for CUPTI's callbacks (0: none) */
     uint32_t gpu_capturing;                      /* record/gpu_join.c: stream captures open */
+    uint8_t real_tables;                         /* record/gpu.c: CUPTI starting for cutap on this
+                                                    thread: its export tables are the driver's own
+                                                    (resolve/exporttable.c) */
     uint32_t cupti_corr;                         /* resolve/cupti_rt.c: CUPTI's correlation id of the
                                                     runtime call being reported at its entry (record/gpu.c) */
     uint8_t env_busy;                            /* record/env.c: a lookup being recorded (a signal

@@ -450,7 +450,12 @@ static void after_cuinit(cutap_call_t *call)
     if (call->result != CUTAP_CUDA_SUCCESS || atomic_load_explicit(&started, memory_order_relaxed) ||
         atomic_exchange(&started, 1))
         return;
-    cutap_run_inside(call, gpu_start);   /* CUPTI's calls while it starts: inside cuInit */
+    /* CUPTI's calls while it starts: inside cuInit; its export tables the
+     * driver's own (CUTAP_GPU_DIAG=wrapped: cutap's copies, as before) */
+    const char *diag = getenv("CUTAP_GPU_DIAG");
+    cutap_tls.real_tables = !(diag && strstr(diag, "wrapped"));
+    cutap_run_inside(call, gpu_start);
+    cutap_tls.real_tables = 0;
 }
 
 static const char *refused;   /* --gpu refused before CUDA started: why */
@@ -487,7 +492,8 @@ void rec_gpu_setup(void)
      * "nots" CUPTI's own clock (CLOCK_REALTIME), "allapi" API records of
      * every function asked for by kind rather than function by function,
      * "push" joined through external ids rather than callbacks (the three
-     * about external ids imply it) */
+     * about external ids imply it), "wrapped" CUPTI given cutap's copies of
+     * the driver's export tables, as any caller (after_cuinit) */
     const char *diag = getenv("CUTAP_GPU_DIAG");
     diag_noapi = diag && strstr(diag, "noapi");
     diag_allapi = diag && strstr(diag, "allapi");

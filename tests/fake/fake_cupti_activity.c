@@ -66,7 +66,11 @@
  *                             ones in XLA programs)
  *   FAKE_CUPTI_LOG=FILE       a line per buffer handed back: "deliver WHY
  *                             records N on THREAD", WHY full, period or
- *                             flush, THREAD fake (the fake's own) or caller */
+ *                             flush, THREAD fake (the fake's own) or caller
+ *   FAKE_CUPTI_TABLES=1       cuptiActivityRegisterCallbacks gets a driver
+ *                             export table through cuGetExportTable, as
+ *                             CUPTI does while it starts, and says on
+ *                             stderr whether it is the driver's own */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -567,6 +571,27 @@ uint32_t fake_act_runtime(const struct rt_copy_record *r)
     return c ? c : atomic_fetch_add(&next_corr, 1) + 1;
 }
 
+/* FAKE_CUPTI_TABLES=1: as the real CUPTI does while it starts, a driver
+ * export table (the fake's FAKE_SIZED) through the public
+ * cuGetExportTable; says on stderr whether it got the driver's own table
+ * ("FAKE_CUPTI tables driver") or an interposer's copy ("... copy"). */
+static void tables_seen(void)
+{
+    const char *e = getenv("FAKE_CUPTI_TABLES");
+    if (!e || strcmp(e, "1"))
+        return;
+    static const unsigned char sized[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+    int (*get)(const void **, const void *) = (int (*)(const void **, const void *))dlsym(RTLD_DEFAULT,
+                                                                                           "cuGetExportTable");
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    const void *(*own)(const void *) = h ? (const void *(*)(const void *))dlsym(h, "fake_export_table") : NULL;
+    const void *t = NULL;
+    if (!get || !own || get(&t, sized) || !t)
+        fprintf(stderr, "FAKE_CUPTI tables none\n");
+    else
+        fprintf(stderr, "FAKE_CUPTI tables %s\n", t == own(sized) ? "driver" : "copy");
+}
+
 /* --- the API ----------------------------------------------------------------- */
 #define EXPORT __attribute__((visibility("default")))
 
@@ -589,6 +614,7 @@ EXPORT int cuptiActivityRegisterCallbacks(req_fn req, done_fn done)
     int v;
     if (version)
         version(&v);
+    tables_seen();
     struct timespec ts = {0, 300000};
     nanosleep(&ts, NULL);
     return OK;
