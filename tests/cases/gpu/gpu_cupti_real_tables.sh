@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Issue #31: the libcupti that `trace --gpu` starts gets the driver's own
 # export tables, not cutap's copies of them (src/resolve/exporttable.c,
-# real_tables). CUPTI calls their slots many times a kernel; through a
-# copy each call passed a cutap trampoline only to be left unrecorded
-# (they are the instrument's). Both joining ways; CUTAP_GPU_DIAG=wrapped
+# real_tables). CUPTI calls their slots often; through a copy each call
+# passed a cutap trampoline only to be left unrecorded (they are the
+# instrument's): 505 ns of a launch's CPU on the H200
+# (docs/GPU_RESULTS.md). Both joining ways; CUTAP_GPU_DIAG=wrapped
 # (the way before, for measuring) gives copies; the program's own request
 # still gets a copy (its slot calls are recorded); the trace is as
 # complete as before.
