@@ -91,6 +91,9 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
                        "took CUPTI's buffers over), or none made (a copy of no bytes, an empty graph, a call captured into a "
                        "graph on another thread)\n", h->pid,
                     h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed);
+        if (h->gpu & CUTAP_GPU_ON_UNKNOWN_IDS)
+            fprintf(f, "process %d: its CUPTI does not know some functions that enqueue GPU work (it is older than "
+                       "cutap's list of them): their calls are not joined to their GPU activity\n", h->pid);
         if (p->ngpu > p->gpu_joined)
             fprintf(f, "process %d: %zu of %zu activity records joined to no launching call (its correlation not "
                        "written, or the call not recorded)\n", h->pid, p->ngpu - p->gpu_joined, p->ngpu);

@@ -11,6 +11,7 @@
 /* --- CUPTI ABI (cupti_activity.h, cupti_result.h of CUDA 13.0) ---------- */
 enum {
     CUPTI_OK = 0,
+    CUPTI_INVALID_PARAMETER = 1,
     CUPTI_MAX_LIMIT_REACHED = 12,
     K_MEMCPY = 1,
     K_MEMSET = 2,

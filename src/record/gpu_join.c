@@ -202,6 +202,38 @@ static int let_go(int from)
 /* Callbacks of the enqueuing functions, both domains, on a subscriber of
  * cutap's own: 1, or 0 where CUPTI has another subscriber or lacks a
  * function (then external ids). */
+/* Turns on, for each function that enqueues GPU work, CUPTI's callbacks
+ * (sub: cutap's subscriber) or, without sub, its API records. An id this
+ * CUPTI does not know, refused with CUPTI_ERROR_INVALID_PARAMETER (a
+ * function newer than it: cuMemcpyBatchAsync's ids are past CUPTI 11.8's
+ * and 12.4's last), is left out: a call of it is then not joined, and
+ * counted. CUPTI's result: any other refusal, or not one driver id known. */
+static int enable_ids(void *sub)
+{
+    unsigned known = 0, unknown = 0;
+    for (int rt = 0; rt < 2; rt++) {
+        unsigned n = rt ? cutap_gpu_runtime_ncbids : cutap_gpu_driver_ncbids;
+        const uint16_t *ids = rt ? cutap_gpu_runtime_cbids : cutap_gpu_driver_cbids;
+        for (unsigned i = 0; i < n; i++) {
+            int r = sub    ? C.enable_callback(1, sub, rt ? CB_DOMAIN_RUNTIME : CB_DOMAIN_DRIVER, ids[i])
+                    : rt ? C.enable_runtime_api(ids[i], 1)
+                         : C.enable_driver_api(ids[i], 1);
+            if (r == CUPTI_INVALID_PARAMETER)
+                unknown++;
+            else if (r != CUPTI_OK)
+                return r;
+            else
+                known += !rt;
+        }
+    }
+    if (unknown) {
+        cutap_log_debug("--gpu: %u functions that enqueue GPU work are unknown to this CUPTI (not joined)", unknown);
+        if (!rec_file_ensure() && rec_file.hdr)
+            __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
+    }
+    return known ? CUPTI_OK : CUPTI_INVALID_PARAMETER;
+}
+
 int join_by_callbacks(void)
 {
     if (!C.subscribe || !C.unsubscribe || !C.enable_callback)
@@ -217,11 +249,7 @@ int join_by_callbacks(void)
         atomic_store(&join_cb, JOIN_OFF);
         return 0;
     }
-    int r = CUPTI_OK;
-    for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
-        r = C.enable_callback(1, sub, CB_DOMAIN_DRIVER, cutap_gpu_driver_cbids[i]);
-    for (unsigned i = 0; r == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
-        r = C.enable_callback(1, sub, CB_DOMAIN_RUNTIME, cutap_gpu_runtime_cbids[i]);
+    int r = enable_ids(sub);
     cb_sub = sub;
     int expect = JOIN_STARTING;
     if (r == CUPTI_OK && atomic_compare_exchange_strong(&join_cb, &expect, JOIN_ON))
@@ -246,12 +274,8 @@ int join_by_external_ids(void)
     int api = CUPTI_OK;
     if (diag_allapi)
         api = -1;   /* CUTAP_GPU_DIAG=allapi: API records by kind (those of other functions dropped in put) */
-    else if (C.enable_driver_api && C.enable_runtime_api) {
-        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_driver_ncbids; i++)
-            api = C.enable_driver_api(cutap_gpu_driver_cbids[i], 1);
-        for (unsigned i = 0; api == CUPTI_OK && i < cutap_gpu_runtime_ncbids; i++)
-            api = C.enable_runtime_api(cutap_gpu_runtime_cbids[i], 1);
-    }
+    else if (C.enable_driver_api && C.enable_runtime_api)
+        api = enable_ids(NULL);
     if (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK) {
         r = C.enable(K_DRIVER);
         if (r == CUPTI_OK)

@@ -57,5 +57,8 @@ void fake_act_attach(void);
 /* The subscriber's callbacks (fake_cupti.c): whether a function's are
  * enabled (runtime: 1), and a driver function's delivered. */
 int fake_cupti_cb_wanted(int runtime, uint32_t cbid);
+/* The last callback id this CUPTI knows (FAKE_CUPTI_CBID_MAX), driver or
+ * runtime: later ones are refused, as an older CUPTI refuses them. */
+uint32_t fake_cupti_known_max(int runtime);
 void fake_cupti_cb(uint32_t cbid, int site, uint32_t correlation);
 #endif

@@ -19,6 +19,9 @@
  *   FAKE_CUPTI_ENABLE_CB_SLEEP_MS=N  the first cuptiEnableCallback takes
  *                         N ms (the subscriber is there meanwhile)
  *   FAKE_CUPTI_UNSUB_SLEEP_MS=N  cuptiUnsubscribe takes N ms first
+ *   FAKE_CUPTI_CBID_MAX=D,R  cuptiEnableCallback refuses (INVALID_PARAMETER)
+ *                         callback ids above D (driver) and R (runtime),
+ *                         as an older CUPTI those it does not know
  * Per function callbacks (cuptiEnableCallback): a driver function's come
  * from the activity API's tracking of the driver's calls
  * (fake_cupti_activity.c, fake_cupti_cb), with its correlation id; a
@@ -103,10 +106,24 @@ EXPORT int cuptiSubscribe(void **subscriber, callback_fn fn, void *userdata)
  * function's come from the driver's own entry and exit (the activity API's
  * tracking, fake_cupti_activity.c, fake_cupti_cb); a runtime function's
  * from the runtime copies' reports, whose word it sets in the driver. */
+/* FAKE_CUPTI_CBID_MAX=D,R: the last callback id this CUPTI knows, driver
+ * and runtime (an older CUPTI's: 11.8's are 676 and 433); a later one is
+ * refused as CUPTI refuses an id it does not know */
+uint32_t fake_cupti_known_max(int runtime)
+{
+    const char *e = getenv("FAKE_CUPTI_CBID_MAX");
+    if (!e || !*e)
+        return UINT32_MAX;
+    char *end;
+    unsigned long d = strtoul(e, &end, 10), r = *end == ',' ? strtoul(end + 1, NULL, 10) : d;
+    return (uint32_t)(runtime ? r : d);
+}
+
 EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, uint32_t cbid)
 {
     if (subscriber != &token || !callback || (domain != CUPTI_CB_DOMAIN_DRIVER_API &&
-                                              domain != CUPTI_CB_DOMAIN_RUNTIME_API) || cbid >= CB_IDS)
+                                              domain != CUPTI_CB_DOMAIN_RUNTIME_API) || cbid >= CB_IDS ||
+        cbid > fake_cupti_known_max(domain == CUPTI_CB_DOMAIN_RUNTIME_API))
         return CUPTI_ERROR_INVALID_PARAMETER;
     atomic_store(&cb_on[domain][cbid], enable != 0);
     fake_act_attach();

@@ -55,6 +55,8 @@
  *   FAKE_CUPTI_NO_API_ENABLE=1  no cuptiActivityEnableDriverApi/
  *                             EnableRuntimeApi (they fail, as in a CUPTI
  *                             before 12.6): API records by kind only
+ *   FAKE_CUPTI_CBID_MAX=D,R   (fake_cupti.c) API records of callback ids
+ *                             above these refused too
  *   FAKE_CUPTI_STEAL_AFTER=N  after N tracked API calls another client
  *                             registers its buffer callbacks (as a
  *                             profiler the program starts does): the
@@ -654,7 +656,7 @@ static int enable_api(int runtime, uint32_t cbid, uint8_t on)
     const char *e = getenv("FAKE_CUPTI_NO_API_ENABLE");
     if (refused() || (e && !strcmp(e, "1")))
         return E_NOT_SUPPORTED;
-    if (!cbid || cbid >= CBIDS)
+    if (!cbid || cbid >= CBIDS || cbid > fake_cupti_known_max(runtime))
         return E_INVALID_PARAMETER;
     atomic_store(&api_on[runtime][cbid], on != 0);
     if (runtime)

@@ -30,7 +30,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
 import gpu_check  # noqa: E402
 
-BITS = ["ASKED", "STARTED", "FAILED", "REALTIME", "FLUSHED", "TAKEN", "CALLBACKS", "PUSHED"]
+BITS = ["ASKED", "STARTED", "FAILED", "REALTIME", "FLUSHED", "TAKEN", "CALLBACKS", "PUSHED", "UNKNOWN_IDS"]
 COPY = {1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD", 9: "HtoH",
         10: "PtoP"}
 
