@@ -80,20 +80,25 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
         else if ((h->gpu & CUTAP_GPU_ON_STARTED) && !(h->gpu & CUTAP_GPU_ON_FLUSHED))
             fprintf(f, "process %d: did not reach exit: the GPU activity since CUPTI's last hand-over of its buffers "
                        "may be missing\n", h->pid);
+        /* an older CUPTI than cutap's list of enqueuing functions, and the
+         * program called one it does not know: another reason */
+        const char *unknown = h->gpu & CUTAP_GPU_ON_UNKNOWN_IDS ? "; or the call is of a function its CUPTI does not "
+                                                                   "know (see below)" : "";
         if (h->gpu_pushed > p->gpu_paired && !(h->gpu & CUTAP_GPU_ON_CALLBACKS))
             fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " calls that enqueue GPU work have no CUPTI record in the "
                        "file: their GPU activity was not delivered (the process did not reach exit, or another CUPTI "
-                       "client took CUPTI's buffers over)\n", h->pid, h->gpu_pushed - (uint64_t)p->gpu_paired,
-                    h->gpu_pushed);
+                       "client took CUPTI's buffers over)%s\n", h->pid, h->gpu_pushed - (uint64_t)p->gpu_paired,
+                    h->gpu_pushed, unknown);
         else if (h->gpu_pushed > p->gpu_paired)   /* joined through callbacks: no record for the call itself */
             fprintf(f, "process %d: %" PRIu64 " of %" PRIu64 " successful calls that enqueue GPU work have no GPU "
                        "activity in the file: not delivered (the process did not reach exit, or another CUPTI client "
                        "took CUPTI's buffers over), or none made (a copy of no bytes, an empty graph, a call captured into a "
-                       "graph on another thread)\n", h->pid,
-                    h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed);
+                       "graph on another thread)%s\n", h->pid,
+                    h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed, unknown);
         if (h->gpu & CUTAP_GPU_ON_UNKNOWN_IDS)
-            fprintf(f, "process %d: its CUPTI does not know some functions that enqueue GPU work (it is older than "
-                       "cutap's list of them): their calls are not joined to their GPU activity\n", h->pid);
+            fprintf(f, "process %d: it called functions that enqueue GPU work which its CUPTI does not know (older than "
+                       "cutap's list of them: it refused their callback ids): their GPU activity is not joined to "
+                       "them\n", h->pid);
         if (p->ngpu > p->gpu_joined)
             fprintf(f, "process %d: %zu of %zu activity records joined to no launching call (its correlation not "
                        "written, or the call not recorded)\n", h->pid, p->ngpu - p->gpu_joined, p->ngpu);

@@ -2,12 +2,13 @@
 driver and runtime functions that put work on the GPU (kernel launches,
 graph launches, copies, memsets), every version of each (issue #31).
 
-`cutap trace --gpu` (src/record/gpu.c) asks CUPTI for API records of these
-ids only (cuptiActivityEnableDriverApi / cuptiActivityEnableRuntimeApi):
-CUPTI attaches the external correlation id cutap pushes around such a call
-to the API record it makes for it, and the kernel, copy or memset record
-carries that API record's correlation id. Asking for every API record
-(CUPTI_ACTIVITY_KIND_DRIVER/RUNTIME) would cost a record per call."""
+`cutap trace --gpu` (src/record/gpu_join.c) asks CUPTI for callbacks of
+these ids only (cuptiEnableCallback: each entry callback's correlation id
+is written with the call's place), or, where it cannot subscribe, for API
+records of them (cuptiActivityEnableDriverApi / EnableRuntimeApi, with
+external correlation ids): asking for every call's would cost a callback
+or a record per call. The names: of the functions a CUPTI that refuses an
+id does not know (an older one), which cutap then says it cannot join."""
 import os
 import re
 
@@ -37,6 +38,17 @@ def table(name, rows):
     return out
 
 
+def names(name, rows, runtime):
+    """The function each id is of, by the name cutap records it under (a
+    runtime id's without CUPTI's _vNNNNN version suffix; a driver id's
+    _v2 is the function's own)."""
+    out = ["const char *const %s[%d] = {" % (name, len(rows))]
+    for _, fn in rows:
+        out.append('    "%s",' % (re.sub(r"_v\d+$", "", fn) if runtime else fn))
+    out.append("};")
+    return out
+
+
 def generate(model):
     inc = cuda_model.CUDA_INCLUDE
     drv = ids(os.path.join(inc, "cupti_driver_cbid.h"), "DRIVER")
@@ -48,8 +60,10 @@ def generate(model):
            " * cupti_runtime_cbid.h). */",
            "const unsigned cutap_gpu_driver_ncbids = %d;" % len(drv)]
     out += table("cutap_gpu_driver_cbids", drv)
+    out += names("cutap_gpu_driver_names", drv, False)
     out.append("const unsigned cutap_gpu_runtime_ncbids = %d;" % len(rt))
     out += table("cutap_gpu_runtime_cbids", rt)
+    out += names("cutap_gpu_runtime_names", rt, True)
     return "\n".join(out) + "\n"
 
 

@@ -150,9 +150,9 @@ enum {
                                           the start (CUPTI had another subscriber, e.g. cutap's
                                           --runtime=cupti), or from when the program subscribed to
                                           CUPTI itself (with CALLBACKS) */
-    CUTAP_GPU_ON_UNKNOWN_IDS = 1u << 8,  /* the CUPTI refused the callback ids of some functions that
-                                            enqueue GPU work (older than cutap's list): their calls
-                                            are not joined */
+    CUTAP_GPU_ON_UNKNOWN_IDS = 1u << 8,  /* the program called a function that enqueues GPU work whose
+                                            callback id the CUPTI refused (one older than cutap's list
+                                            of them): such calls are not joined */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may

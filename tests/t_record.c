@@ -15,8 +15,8 @@
  *   t_record wait N         N calls, then "ready" on stdout, then waits for a
  *                           signal (the test looks at its threads meanwhile)
  *   t_record slots N        N calls through slot 1 of the fake's FAKE_SIZED
- *   t_record initslots N    the same after cuInit(0)
  *                           export table (an untyped call, no status)
+ *   t_record initslots N    the same after cuInit(0)
  *   t_record threads T N    T threads at once, each N rounds of
  *                           cuCtxGetCurrent and cuProfilerStart (which nests
  *                           cuDriverGetVersion): 3 N T calls, only their
@@ -265,6 +265,7 @@ int main(int argc, char **argv)
         return cuInit(0) || slots(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|tails N|die N kill|abort|segv|_exit|threads T N\n");
+    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|tails N|die N kill|abort|segv|_exit|slots N|"
+                    "initslots N|threads T N\n");
     return 2;
 }

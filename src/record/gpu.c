@@ -67,6 +67,7 @@ int gpu_client = -1;
 int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
 int diag_allapi;  /* CUTAP_GPU_DIAG=allapi */
 int diag_push;    /* CUTAP_GPU_DIAG=push: external ids, not callbacks */
+static int diag_wrapped;   /* CUTAP_GPU_DIAG=wrapped: CUPTI given cutap's copies of the export tables */
 uint64_t started_ns;   /* when CUPTI was started (CLOCK_MONOTONIC) */
 static cutap_fixup_fn prev_fixup;
 static _Atomic int started;        /* tried (once per process) */
@@ -163,12 +164,12 @@ int write_gpu(const struct cutap_rec_gpu *g)
     return 1;
 }
 
-/* Where the work ran and when: start and end at 16 and 24, then device,
- * context and stream from `at` on (every kind but API records). */
+/* Where the work ran and when: start and end, then device, context and
+ * stream from `at` on (every kind but API records; cupti_offsets.h). */
 static void place(struct cutap_rec_gpu *g, const void *a, unsigned at)
 {
-    g->start = AT(a, 16, uint64_t);
-    g->end = AT(a, 24, uint64_t);
+    g->start = AT(a, CO_START, uint64_t);
+    g->end = AT(a, CO_END, uint64_t);
     g->device = AT(a, at, uint32_t);
     g->context = AT(a, at + 4, uint32_t);
     g->stream = AT(a, at + 8, uint32_t);
@@ -190,55 +191,56 @@ static int api_wanted(uint32_t kind, uint32_t cbid)
  * kept, -1 if there was no room. */
 static int put(const void *a)
 {
-    uint32_t kind = AT(a, 0, uint32_t);
+    uint32_t kind = AT(a, CO_KIND, uint32_t);
     struct cutap_rec_gpu g = {.nslots = 1};
     switch (kind) {
     case K_KERNEL:
     case K_CONCURRENT_KERNEL:
         g.type = CUTAP_GPU_KERNEL;
-        place(&g, a, 40);
+        place(&g, a, CO_K_PLACE);
         for (int i = 0; i < 3; i++) {
-            g.u.k.grid[i] = (uint32_t)AT(a, 52 + 4 * i, int32_t);
-            g.u.k.block[i] = (uint32_t)AT(a, 64 + 4 * i, int32_t);
+            g.u.k.grid[i] = (uint32_t)AT(a, CO_K_GRID + 4 * i, int32_t);
+            g.u.k.block[i] = (uint32_t)AT(a, CO_K_BLOCK + 4 * i, int32_t);
         }
-        g.correlation = AT(a, 92, uint32_t);
-        g.info = name_of(AT(a, 104, const char *));
+        g.correlation = AT(a, CO_K_CORR, uint32_t);
+        g.info = name_of(AT(a, CO_K_NAME, const char *));
         break;
     case K_MEMCPY:
     case K_MEMSET:
     case K_MEMCPY2: {   /* MEMCPY2 (MemcpyPtoP2..4): then the devices, correlation at 60 */
         int p2p = kind == K_MEMCPY2;
         g.type = kind == K_MEMSET ? CUTAP_GPU_MEMSET : CUTAP_GPU_MEMCPY;
-        g.info = kind != K_MEMSET ? (uint32_t)AT(a, 4, uint8_t) | (uint32_t)AT(a, 5, uint8_t) << 8 |
-                                        (uint32_t)AT(a, 6, uint8_t) << 16 | (uint32_t)AT(a, 7, uint8_t) << 24
-                                  : AT(a, 4, uint32_t);
-        g.u.m.bytes = AT(a, 8, uint64_t);
-        place(&g, a, 32);
-        g.correlation = AT(a, p2p ? 60 : 44, uint32_t);
-        g.u.m.graph_node = AT(a, p2p ? 72 : 64, uint64_t);
-        g.u.m.graph = AT(a, p2p ? 80 : 72, uint32_t);
+        g.info = kind != K_MEMSET ? (uint32_t)AT(a, CO_M_INFO, uint8_t) | (uint32_t)AT(a, CO_M_INFO + 1, uint8_t) << 8 |
+                                        (uint32_t)AT(a, CO_M_INFO + 2, uint8_t) << 16 |
+                                        (uint32_t)AT(a, CO_M_INFO + 3, uint8_t) << 24
+                                  : AT(a, CO_M_INFO, uint32_t);
+        g.u.m.bytes = AT(a, CO_M_BYTES, uint64_t);
+        place(&g, a, CO_M_PLACE);
+        g.correlation = AT(a, p2p ? CO_P_CORR : CO_M_CORR, uint32_t);
+        g.u.m.graph_node = AT(a, p2p ? CO_P_NODE : CO_M_NODE, uint64_t);
+        g.u.m.graph = AT(a, p2p ? CO_P_GRAPH : CO_M_GRAPH, uint32_t);
         if (p2p)   /* source, destination device */
-            g.u.m.reserved = (AT(a, 44, uint32_t) & 0xffff) | AT(a, 52, uint32_t) << 16;
+            g.u.m.reserved = (AT(a, CO_P_SRC, uint32_t) & 0xffff) | AT(a, CO_P_DST, uint32_t) << 16;
         break;
     }
     case K_EXTERNAL_CORRELATION:
-        if (AT(a, 4, uint32_t) != EXT_KIND)
+        if (AT(a, CO_X_KIND, uint32_t) != EXT_KIND)
             return 0;   /* another tool's ids */
         g.type = CUTAP_GPU_CORR;
-        g.start = AT(a, 8, uint64_t);
-        g.correlation = AT(a, 16, uint32_t);
+        g.start = AT(a, CO_X_ID, uint64_t);
+        g.correlation = AT(a, CO_X_CORR, uint32_t);
         break;
     case K_DRIVER:
     case K_RUNTIME:
-        if (CUTAP_UNLIKELY(diag_allapi) && !api_wanted(kind, AT(a, 4, uint32_t)))
+        if (CUTAP_UNLIKELY(diag_allapi) && !api_wanted(kind, AT(a, CO_A_CBID, uint32_t)))
             return 0;
         g.type = CUTAP_GPU_API;
-        g.info = AT(a, 4, uint32_t);
-        g.start = AT(a, 8, uint64_t);
-        g.end = AT(a, 16, uint64_t);
-        g.device = AT(a, 28, uint32_t);
+        g.info = AT(a, CO_A_CBID, uint32_t);
+        g.start = AT(a, CO_A_START, uint64_t);
+        g.end = AT(a, CO_A_END, uint64_t);
+        g.device = AT(a, CO_A_THREAD, uint32_t);
         g.context = kind == K_RUNTIME;
-        g.correlation = AT(a, 32, uint32_t);
+        g.correlation = AT(a, CO_A_CORR, uint32_t);
         break;
     default:
         return 0;
@@ -249,9 +251,9 @@ static int put(const void *a)
 /* Whether put() keeps a record of this kind (what a stopped file loses). */
 static int kept_kind(const void *a)
 {
-    uint32_t k = AT(a, 0, uint32_t);
+    uint32_t k = AT(a, CO_KIND, uint32_t);
     return k == K_KERNEL || k == K_CONCURRENT_KERNEL || k == K_MEMCPY || k == K_MEMSET || k == K_MEMCPY2 ||
-           k == K_DRIVER || k == K_RUNTIME || (k == K_EXTERNAL_CORRELATION && AT(a, 4, uint32_t) == EXT_KIND);
+           k == K_DRIVER || k == K_RUNTIME || (k == K_EXTERNAL_CORRELATION && AT(a, CO_X_KIND, uint32_t) == EXT_KIND);
 }
 
 /* --- CUPTI's buffer callbacks (its threads) ----------------------------- */
@@ -452,8 +454,7 @@ static void after_cuinit(cutap_call_t *call)
         return;
     /* CUPTI's calls while it starts: inside cuInit; its export tables the
      * driver's own (CUTAP_GPU_DIAG=wrapped: cutap's copies, as before) */
-    const char *diag = getenv("CUTAP_GPU_DIAG");
-    cutap_tls.real_tables = !(diag && strstr(diag, "wrapped"));
+    cutap_tls.real_tables = !diag_wrapped;
     cutap_run_inside(call, gpu_start);
     cutap_tls.real_tables = 0;
 }
@@ -498,6 +499,7 @@ void rec_gpu_setup(void)
     diag_noapi = diag && strstr(diag, "noapi");
     diag_allapi = diag && strstr(diag, "allapi");
     diag_push = diag && strstr(diag, "push") && !strstr(diag, "nopush");
+    diag_wrapped = diag && strstr(diag, "wrapped");
     if (!(diag && strstr(diag, "nopush"))) {
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
         if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))

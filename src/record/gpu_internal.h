@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "cupti_offsets.h"
 #include "writer_internal.h"
 
 /* --- CUPTI ABI (cupti_activity.h, cupti_result.h of CUDA 13.0) ---------- */
@@ -49,8 +50,8 @@ extern struct gpu_cupti rec_gpu_cupti;   /* libcupti's functions (gpu.c, gpu_sta
 enum { CB_DOMAIN_DRIVER = 1, CB_DOMAIN_RUNTIME = 2, CB_ENTER = 0 };
 /* CUpti_CallbackData's first field and correlationId (cupti_callbacks.h of
  * CUDA 11.8 to 13.0; resolve/cupti_rt.c pins the whole layout) */
-#define CB_SITE(d) AT(d, 0, int)
-#define CB_CORR(d) AT(d, 64, uint32_t)
+#define CB_SITE(d) AT(d, CO_CB_SITE, int)
+#define CB_CORR(d) AT(d, CO_CB_CORR, uint32_t)
 
 /* Field offsets in the records CUPTI 11.8 to 13.0 writes (Kernel8..10,
  * Memcpy5..6, Memset4, ExternalCorrelation, Api): later versions only

@@ -24,6 +24,41 @@ static void *cb_sub;   /* cutap's CUPTI subscriber (join_cb; a forked child: the
 static int forked;      /* this is a forked child (cb_sub: the parent's) */
 static _Atomic int32_t start_tid;   /* the thread subscribing (JOIN_STARTING, JOIN_ASKED) */
 
+/* The functions whose callback ids the CUPTI refused as unknown (an older
+ * CUPTI than cutap's list: cuMemcpyBatchAsync's ids are past 12.4's last,
+ * their _v2 and v13000 ids past 12.9's): cutap's ids of them. A call of
+ * one cannot be joined; the first sets the header's UNKNOWN_IDS (gpu_push),
+ * so the reader says why, where it matters only. Written where the join
+ * is chosen (cutap's start, or the yield to the program's subscription),
+ * read by every enqueuing call. */
+#define REFUSED_MAX 32
+static _Atomic uint32_t refused_id[REFUSED_MAX];
+static _Atomic unsigned nrefused;
+
+static void refused_add(const char *name)
+{
+    uint32_t id = cutap_lookup(name);
+    unsigned n = atomic_load(&nrefused);
+    for (unsigned i = 0; i < n; i++)
+        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id)
+            return;
+    if (id == CUTAP_ID_ALL || n >= REFUSED_MAX)
+        return;
+    atomic_store_explicit(&refused_id[n], id, memory_order_relaxed);
+    atomic_store(&nrefused, n + 1);
+}
+
+static __attribute__((noinline, cold)) void refused_check(uint32_t id)
+{
+    unsigned n = atomic_load_explicit(&nrefused, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
+        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id) {
+            if (rec_file.hdr && !(__atomic_load_n(&rec_file.hdr->gpu, __ATOMIC_RELAXED) & CUTAP_GPU_ON_UNKNOWN_IDS))
+                __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
+            return;
+        }
+}
+
 /* --- pushing the launching call's place --------------------------------- */
 static int gpu_push(cutap_call_t *call, uint64_t *scratch);
 /* scratch: bit 0 pushed (popped in post), bit 1 paired here or by the
@@ -83,6 +118,8 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         taken_over(taken);
         return CUTAP_PROCEED;
     }
+    if (CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)))
+        refused_check(call->id);
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
@@ -199,18 +236,19 @@ static int let_go(int from)
     return 1;
 }
 
-/* Callbacks of the enqueuing functions, both domains, on a subscriber of
- * cutap's own: 1, or 0 where CUPTI has another subscriber or lacks a
- * function (then external ids). */
 /* Turns on, for each function that enqueues GPU work, CUPTI's callbacks
  * (sub: cutap's subscriber) or, without sub, its API records. An id this
- * CUPTI does not know, refused with CUPTI_ERROR_INVALID_PARAMETER (a
- * function newer than it: cuMemcpyBatchAsync's ids are past CUPTI 11.8's
- * and 12.4's last), is left out: a call of it is then not joined, and
- * counted. CUPTI's result: any other refusal, or not one driver id known. */
+ * CUPTI refuses with CUPTI_ERROR_INVALID_PARAMETER is taken for one it
+ * does not know (CUPTI documents that result for an invalid id of the
+ * callback API; for the API records' functions this is assumed, as the
+ * fake models it: no CUPTI older than 13.0 ran on a GPU here) and left
+ * out (refused_add); the others are kept. CUPTI's result: any other
+ * refusal, or not one driver id known (the caller then joins another way,
+ * and nothing is taken as refused). */
 static int enable_ids(void *sub)
 {
     unsigned known = 0, unknown = 0;
+    atomic_store(&nrefused, 0);
     for (int rt = 0; rt < 2; rt++) {
         unsigned n = rt ? cutap_gpu_runtime_ncbids : cutap_gpu_driver_ncbids;
         const uint16_t *ids = rt ? cutap_gpu_runtime_cbids : cutap_gpu_driver_cbids;
@@ -218,22 +256,31 @@ static int enable_ids(void *sub)
             int r = sub    ? C.enable_callback(1, sub, rt ? CB_DOMAIN_RUNTIME : CB_DOMAIN_DRIVER, ids[i])
                     : rt ? C.enable_runtime_api(ids[i], 1)
                          : C.enable_driver_api(ids[i], 1);
-            if (r == CUPTI_INVALID_PARAMETER)
+            if (r == CUPTI_INVALID_PARAMETER) {
                 unknown++;
-            else if (r != CUPTI_OK)
+                refused_add(rt ? cutap_gpu_runtime_names[i] : cutap_gpu_driver_names[i]);
+            } else if (r != CUPTI_OK) {
+                atomic_store(&nrefused, 0);
                 return r;
-            else
+            } else {
                 known += !rt;
+            }
         }
     }
-    if (unknown) {
-        cutap_log_debug("--gpu: %u functions that enqueue GPU work are unknown to this CUPTI (not joined)", unknown);
-        if (!rec_file_ensure() && rec_file.hdr)
-            __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
+    if (!known) {
+        atomic_store(&nrefused, 0);
+        return CUPTI_INVALID_PARAMETER;
     }
-    return known ? CUPTI_OK : CUPTI_INVALID_PARAMETER;
+    if (unknown)
+        cutap_log_debug("--gpu: this CUPTI refused the callback ids of %u functions that enqueue GPU work (%u of "
+                        "cutap's): their calls are not joined",
+                        unknown, atomic_load(&nrefused));
+    return CUPTI_OK;
 }
 
+/* Callbacks of the enqueuing functions, both domains, on a subscriber of
+ * cutap's own: 1, or 0 where CUPTI has another subscriber, refuses, or
+ * knows none of them (then external ids). */
 int join_by_callbacks(void)
 {
     if (!C.subscribe || !C.unsubscribe || !C.enable_callback)
@@ -277,6 +324,7 @@ int join_by_external_ids(void)
     else if (C.enable_driver_api && C.enable_runtime_api)
         api = enable_ids(NULL);
     if (!C.enable_driver_api || !C.enable_runtime_api || api != CUPTI_OK) {
+        atomic_store(&nrefused, 0);   /* every API record: every call joined */
         r = C.enable(K_DRIVER);
         if (r == CUPTI_OK)
             r = C.enable(K_RUNTIME);

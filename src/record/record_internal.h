@@ -257,6 +257,7 @@ int cutap_rec_rank(void);
  * runtime functions that enqueue GPU work (record/gpu.c). */
 extern const unsigned cutap_gpu_driver_ncbids, cutap_gpu_runtime_ncbids;
 extern const uint16_t cutap_gpu_driver_cbids[], cutap_gpu_runtime_cbids[];
+extern const char *const cutap_gpu_driver_names[], *const cutap_gpu_runtime_names[];   /* each id's function */
 
 /* --- capture control and freezing (capture.c, recorder.c) ------------- */
 /* Calls are recorded while no reason blocks it; otherwise counted (the
