@@ -95,7 +95,7 @@ static int notes(const struct trace *tr, FILE *f, size_t *joined, size_t *total)
                        "took CUPTI's buffers over), or none made (a copy of no bytes, an empty graph, a call captured into a "
                        "graph on another thread)%s\n", h->pid,
                     h->gpu_pushed - (uint64_t)p->gpu_paired, h->gpu_pushed, unknown);
-        if (h->gpu & CUTAP_GPU_ON_UNKNOWN_IDS)
+        if ((h->gpu & CUTAP_GPU_ON_UNKNOWN_IDS) && (h->gpu_pushed > p->gpu_paired || p->ngpu > p->gpu_joined))
             fprintf(f, "process %d: it called functions that enqueue GPU work which its CUPTI does not know (older than "
                        "cutap's list of them: it refused their callback ids): their GPU activity is not joined to "
                        "them\n", h->pid);

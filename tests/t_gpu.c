@@ -21,7 +21,9 @@
  *            cuMemcpyDtoHAsync_v2), cudaMemset (through cuMemsetD8_v2),
  *            cudaGraphLaunch (the graph's 3 kernels, through cuGraphLaunch)
  * Per round: 10 kernels (scale_f32 2, add_one 1, gnodea/b/c 2 each,
- * rt_axpy 1), 8 copies, 5 memsets. Main then destroys the graph, frees the
+ * rt_axpy 1), 8 copies, 5 memsets. T_GPU_NO_DRIVER_EX_GRAPH=1: the
+ * driver part makes no cuLaunchKernelEx and no cuGraphLaunch of its own
+ * (the runtime's cudaGraphLaunch still calls cuGraphLaunch). Main then destroys the graph, frees the
  * memory, sleeps PAUSE_MS, prints and calls cuCtxSynchronize last (inside
  * which the fake kills the process when FAKE_SYNC_DIES is set).
  *
@@ -234,17 +236,21 @@ static void *thread_main(void *arg)
 {
     CUstream st = (CUstream)(uintptr_t)(0x5000 + 0x10 * (uintptr_t)arg);   /* the thread's stream */
     static char host[8192];
+    const char *se = getenv("T_GPU_NO_DRIVER_EX_GRAPH");
+    int skip_ex_graph = se && !strcmp(se, "1");
     char mine[4096];
     memset(mine, 1, sizeof mine);
     for (int i = 0; i < rounds; i++) {
         DRV(cuLaunchKernel, kernels[K_SCALE], 64, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL);
         DRV(cuLaunchKernel_ptsz, kernels[K_SCALE], 32, 2, 1, 256, 1, 1, 0, st, NULL, NULL);
         nkernel[K_SCALE] += 2;
-        CUlaunchConfig cfg = {16, 1, 1, 64, 1, 1, 0, st, NULL, 0};
-        DRV(cuLaunchKernelEx, &cfg, kernels[K_ADD], NULL, NULL);
-        nkernel[K_ADD]++;
-        DRV(cuGraphLaunch, graph_exec, st);
-        nkernel[K_GA]++; nkernel[K_GB]++; nkernel[K_GC]++;
+        if (!skip_ex_graph) {
+            CUlaunchConfig cfg = {16, 1, 1, 64, 1, 1, 0, st, NULL, 0};
+            DRV(cuLaunchKernelEx, &cfg, kernels[K_ADD], NULL, NULL);
+            nkernel[K_ADD]++;
+            DRV(cuGraphLaunch, graph_exec, st);
+            nkernel[K_GA]++; nkernel[K_GB]++; nkernel[K_GC]++;
+        }
         DRV(cuMemcpyHtoD_v2, dev1, mine, 1024);
         DRV(cuMemcpyDtoH_v2, mine, dev1, 2048);
         DRV(cuMemcpyDtoD_v2, dev2, dev1, 4096);

@@ -366,6 +366,9 @@ struct cutap_thread {
     uint64_t gpu_ext;                            /* record/gpu.c: the outermost open enqueuing call's
                                                     place, for CUPTI's callbacks (0: none) */
     uint32_t gpu_capturing;                      /* record/gpu_join.c: stream captures open */
+    uint8_t gpu_refused, gpu_known;              /* record/gpu_join.c: the outermost open enqueuing call or
+                                                    one inside it is of a function the CUPTI refused /
+                                                    knows */
     uint8_t real_tables;                         /* record/gpu.c: CUPTI starting for cutap on this
                                                     thread: its export tables are the driver's own
                                                     (resolve/exporttable.c) */

@@ -2,10 +2,11 @@
  * #31): byte offsets into the common prefix of each record family, the
  * same in every CUPTI from 11.8 (CUpti_ActivityKernel8, Memcpy5) to 13.0
  * (Kernel10, Memcpy6): later versions only append fields. record/gpu.c
- * and gpu_internal.h read through these; the test case gpu_cupti_layouts
- * checks each against every CUPTI's own headers it finds
- * (tests/lib/cupti_layouts.py: _Static_assert on offsetof). No other
- * includes: that test builds it alone. */
+ * and gpu_internal.h read through these (never a literal offset); the
+ * test case gpu_cupti_layouts checks each against every CUPTI's own
+ * headers it finds (tests/lib/cupti_layouts.py: a program built with them
+ * prints each field's offsetof beside the macro). No other includes: that
+ * program builds it alone. */
 #ifndef CUTAP_CUPTI_OFFSETS_H
 #define CUTAP_CUPTI_OFFSETS_H
 

@@ -26,37 +26,39 @@ static _Atomic int32_t start_tid;   /* the thread subscribing (JOIN_STARTING, JO
 
 /* The functions whose callback ids the CUPTI refused as unknown (an older
  * CUPTI than cutap's list: cuMemcpyBatchAsync's ids are past 12.4's last,
- * their _v2 and v13000 ids past 12.9's): cutap's ids of them. A call of
- * one cannot be joined; the first sets the header's UNKNOWN_IDS (gpu_push),
- * so the reader says why, where it matters only. Written where the join
- * is chosen (cutap's start, or the yield to the program's subscription),
- * read by every enqueuing call. */
+ * their _v2 and v13000 ids past 12.9's): cutap's ids of them (a runtime
+ * function's where any version's id was refused: which one a runtime
+ * reports is not known here; its driver call decides). An enqueuing
+ * call's work is joined through the callback or API record of it or of
+ * an enqueuing call inside it (a runtime call's driver call): where the
+ * outermost call and every one inside it are of refused functions, it is
+ * not, and the header's UNKNOWN_IDS is set (gpu_post), so the reader says
+ * why where it matters only. Chosen with the join (cutap's start, or the
+ * yield to the program's subscription: one at a time, refusing_lock), read
+ * by every enqueuing call. */
 #define REFUSED_MAX 32
 static _Atomic uint32_t refused_id[REFUSED_MAX];
 static _Atomic unsigned nrefused;
+static _Atomic int refusing_lock;
 
-static void refused_add(const char *name)
-{
-    uint32_t id = cutap_lookup(name);
-    unsigned n = atomic_load(&nrefused);
-    for (unsigned i = 0; i < n; i++)
-        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id)
-            return;
-    if (id == CUTAP_ID_ALL || n >= REFUSED_MAX)
-        return;
-    atomic_store_explicit(&refused_id[n], id, memory_order_relaxed);
-    atomic_store(&nrefused, n + 1);
-}
-
-static __attribute__((noinline, cold)) void refused_check(uint32_t id)
+static int is_refused(uint32_t id)
 {
     unsigned n = atomic_load_explicit(&nrefused, memory_order_acquire);
     for (unsigned i = 0; i < n; i++)
-        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id) {
-            if (rec_file.hdr && !(__atomic_load_n(&rec_file.hdr->gpu, __ATOMIC_RELAXED) & CUTAP_GPU_ON_UNKNOWN_IDS))
-                __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
-            return;
-        }
+        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id)
+            return 1;
+    return 0;
+}
+
+/* An enqueuing call, outermost or not, while some ids are refused. */
+static __attribute__((noinline, cold)) void refused_note(uint32_t id)
+{
+    if (!cutap_tls.gpu_open)
+        cutap_tls.gpu_refused = cutap_tls.gpu_known = 0;   /* the outermost: a new one */
+    if (is_refused(id))
+        cutap_tls.gpu_refused = 1;
+    else
+        cutap_tls.gpu_known = 1;
 }
 
 /* --- pushing the launching call's place --------------------------------- */
@@ -119,7 +121,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         return CUTAP_PROCEED;
     }
     if (CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)))
-        refused_check(call->id);
+        refused_note(call->id);
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
@@ -177,8 +179,16 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     uint64_t last;
     if (*scratch & 1)
         C.pop(EXT_KIND, &last);
-    if (cutap_tls.gpu_open && !--cutap_tls.gpu_open)
+    if (cutap_tls.gpu_open && !--cutap_tls.gpu_open) {
         cutap_tls.gpu_ext = 0;
+        /* every call of it of a function the CUPTI does not know: not
+         * joined (a failed one enqueued nothing) */
+        if (CUTAP_UNLIKELY(cutap_tls.gpu_refused) && !cutap_tls.gpu_known &&
+            call->result == CUTAP_CUDA_SUCCESS && rec_file.hdr &&
+            !(__atomic_load_n(&rec_file.hdr->gpu, __ATOMIC_RELAXED) & CUTAP_GPU_ON_UNKNOWN_IDS))
+            __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
+        cutap_tls.gpu_refused = 0;
+    }
     /* a call skipped (fault injection) or whose function is missing never
      * reached CUPTI; joined through callbacks, a failed one enqueued
      * nothing that could show it was delivered */
@@ -242,40 +252,56 @@ static int let_go(int from)
  * does not know (CUPTI documents that result for an invalid id of the
  * callback API; for the API records' functions this is assumed, as the
  * fake models it: no CUPTI older than 13.0 ran on a GPU here) and left
- * out (refused_add); the others are kept. CUPTI's result: any other
+ * out (the refused list above); the others are kept. CUPTI's result: any other
  * refusal, or not one driver id known (the caller then joins another way,
  * and nothing is taken as refused). */
 static int enable_ids(void *sub)
 {
-    unsigned known = 0, unknown = 0;
-    atomic_store(&nrefused, 0);
-    for (int rt = 0; rt < 2; rt++) {
+    unsigned known = 0, unknown = 0, nlist = 0;
+    uint32_t list[REFUSED_MAX];
+    int busy = atomic_exchange(&refusing_lock, 1);   /* (another join being chosen: its list stands) */
+    if (!busy)
+        atomic_store(&nrefused, 0);
+    int r = CUPTI_OK;
+    for (int rt = 0; rt < 2 && r == CUPTI_OK; rt++) {
         unsigned n = rt ? cutap_gpu_runtime_ncbids : cutap_gpu_driver_ncbids;
         const uint16_t *ids = rt ? cutap_gpu_runtime_cbids : cutap_gpu_driver_cbids;
-        for (unsigned i = 0; i < n; i++) {
-            int r = sub    ? C.enable_callback(1, sub, rt ? CB_DOMAIN_RUNTIME : CB_DOMAIN_DRIVER, ids[i])
+        for (unsigned i = 0; i < n && r == CUPTI_OK; i++) {
+            int e = sub    ? C.enable_callback(1, sub, rt ? CB_DOMAIN_RUNTIME : CB_DOMAIN_DRIVER, ids[i])
                     : rt ? C.enable_runtime_api(ids[i], 1)
                          : C.enable_driver_api(ids[i], 1);
-            if (r == CUPTI_INVALID_PARAMETER) {
+            if (e == CUPTI_INVALID_PARAMETER)
                 unknown++;
-                refused_add(rt ? cutap_gpu_runtime_names[i] : cutap_gpu_driver_names[i]);
-            } else if (r != CUPTI_OK) {
-                atomic_store(&nrefused, 0);
-                return r;
-            } else {
+            else if (e != CUPTI_OK)
+                r = e;
+            else
                 known += !rt;
-            }
+            if (e != CUPTI_INVALID_PARAMETER || nlist >= REFUSED_MAX)
+                continue;
+            const char *name = rt ? cutap_gpu_runtime_names[i] : cutap_gpu_driver_names[i];
+            uint32_t id = cutap_lookup(name);
+            int dup = id == CUTAP_ID_ALL;
+            for (unsigned k = 0; k < nlist && !dup; k++)
+                dup = list[k] == id;
+            if (!dup)
+                list[nlist++] = id;
         }
     }
-    if (!known) {
-        atomic_store(&nrefused, 0);
-        return CUPTI_INVALID_PARAMETER;
+    if (r == CUPTI_OK && !known)
+        r = CUPTI_INVALID_PARAMETER;
+    if (!busy) {   /* published whole: read by enqueuing calls meanwhile */
+        if (r == CUPTI_OK) {
+            for (unsigned k = 0; k < nlist; k++)
+                atomic_store_explicit(&refused_id[k], list[k], memory_order_relaxed);
+            atomic_store_explicit(&nrefused, nlist, memory_order_release);
+        }
+        atomic_store(&refusing_lock, 0);
     }
-    if (unknown)
-        cutap_log_debug("--gpu: this CUPTI refused the callback ids of %u functions that enqueue GPU work (%u of "
-                        "cutap's): their calls are not joined",
-                        unknown, atomic_load(&nrefused));
-    return CUPTI_OK;
+    if (r == CUPTI_OK && unknown)
+        cutap_log_debug("--gpu: this CUPTI refused the callback ids of %u of the %u functions that enqueue GPU work "
+                        "(cutap's: %u); calls of them alone are not joined",
+                        unknown, cutap_gpu_driver_ncbids + cutap_gpu_runtime_ncbids, nlist);
+    return r;
 }
 
 /* Callbacks of the enqueuing functions, both domains, on a subscriber of

@@ -11,7 +11,8 @@
 # libcupti-dev with 13.0's cuda.h). Checked on 2026-11-28 with 11.8, 12.4
 # and 13.0: the same offsets. Skipped where no CUPTI header is installed.
 # The check fails when an expected offset is moved (--shift), and when a
-# macro of cupti_offsets.h is (a copy of the tree with CO_K_CORR changed).
+# macro of cupti_offsets.h is (a copy of the tree with CO_K_CORR changed);
+# and gpu.c, gpu_join.c and gpu_internal.h read CUPTI at no literal offset.
 . "$(dirname "$0")/../../lib/init.sh"
 
 dirs=
@@ -26,6 +27,9 @@ for f in Kernel.correlationId Memcpy.graphId CUpti_CallbackData.correlationId CU
     python3 "$TL/cupti_layouts.py" --shift $f "${CC:-cc}" $(echo $dirs | cut -d' ' -f1) >"$WORK/s.out" 2>&1
     [ $? = 1 ] && grep -q "${f#*.} at" "$WORK/s.out" || { say "  --shift $f: the check did not fail"; cat "$WORK/s.out" >&2; exit 1; }
 done
+# and cutap reads through the macros only: no literal offset left
+! grep -nE '\bAT\([a-z]+, *[0-9]' src/record/gpu.c src/record/gpu_join.c src/record/gpu_internal.h \
+    || { say "  a literal CUPTI offset above: read it through src/record/cupti_offsets.h"; exit 1; }
 mkdir -p "$WORK/tree/tests/lib" "$WORK/tree/src/record"
 cp "$TL/cupti_layouts.py" "$WORK/tree/tests/lib/"
 sed 's/^#define CO_K_CORR 92 /#define CO_K_CORR 96 /' src/record/cupti_offsets.h >"$WORK/tree/src/record/cupti_offsets.h"

@@ -48,6 +48,22 @@ for m in x xp; do
     unknown_said $m && grep -q ' 20 of 190 .*; or the call is of a function its CUPTI does not know' "$WORK/$m.rep" \
         || { say "  $m: report --gpu does not say why or how many:"; head -4 "$WORK/$m.rep" >&2; exit 1; }
 done
+# a runtime function refused while the driver function inside it is
+# known (runtime cudaGraphLaunch 311, driver cuGraphLaunch 514): its work
+# is joined through the driver call's callback; nothing said
+FAKE_CUPTI_CBID_MAX=9999,310 gpu_run r 5 2 || { say "  r: cutap trace failed"; exit 1; }
+gpu_sum r && rep r || exit 1
+gpu_is r unjoined 0 && gpu_is r bits 'ASKED|STARTED|FLUSHED|CALLBACKS' || exit 1
+! unknown_said r || { say "  r: an unknown function said where every call was joined"; exit 1; }
+# both refused (311 and 514), and the program's only graph launches are
+# the runtime's (T_GPU_NO_DRIVER_EX_GRAPH: no direct cuGraphLaunch or
+# cuLaunchKernelEx): those calls' work (30 graph nodes) is not joined and
+# said, through the runtime function's refusal (its name without CUPTI's
+# version suffix) and its driver call's
+T_GPU_NO_DRIVER_EX_GRAPH=1 FAKE_CUPTI_CBID_MAX=513,310 gpu_run rr 5 2 || { say "  rr: cutap trace failed"; exit 1; }
+gpu_sum rr && rep rr || exit 1
+gpu_is rr unjoined 30 && gpu_is rr bits 'ASKED|STARTED|FLUSHED|CALLBACKS|UNKNOWN_IDS' || exit 1
+unknown_said rr || { say "  rr: the unknown functions not said"; head -4 "$WORK/rr.rep" >&2; exit 1; }
 # every id refused: no partial list kept; the join by every API record
 # (kinds) joins everything, and nothing is said
 FAKE_CUPTI_CBID_MAX=0,0 gpu_run z 5 2 || { say "  z: cutap trace failed"; exit 1; }
