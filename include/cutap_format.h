@@ -150,10 +150,10 @@ enum {
                                           the start (CUPTI had another subscriber, e.g. cutap's
                                           --runtime=cupti), or from when the program subscribed to
                                           CUPTI itself (with CALLBACKS) */
-    CUTAP_GPU_ON_UNKNOWN_IDS = 1u << 8,  /* the program made a successful enqueuing call that neither
-                                            itself nor any enqueuing call inside it had a callback id
-                                            the CUPTI knew (one older than cutap's list of them): its
-                                            work is not joined */
+    CUTAP_GPU_ON_UNKNOWN_IDS = 1u << 8,  /* the program made an enqueuing call (successful, not skipped,
+                                            not captured) that neither itself nor any enqueuing call
+                                            inside it had a callback id the CUPTI knew (one older than
+                                            cutap's list of them): its work is not joined */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may

@@ -50,22 +50,29 @@ static int is_refused(uint32_t id)
     return 0;
 }
 
-/* An enqueuing call, outermost or not, while some ids are refused. */
-static __attribute__((noinline, cold)) void refused_note(uint32_t id)
+/* A recorded enqueuing call given its scratch (refused: of a function the
+ * CUPTI refused): the outermost one starts the thread's notes afresh
+ * (known where nothing is refused: no guess); scratch bit 4 keeps the
+ * refusal for gpu_post, which notes it only if the call ran and made
+ * work. */
+static void open_note(int refused, uint64_t *scratch)
 {
-    if (!cutap_tls.gpu_open)
-        cutap_tls.gpu_refused = cutap_tls.gpu_known = 0;   /* the outermost: a new one */
-    if (is_refused(id))
-        cutap_tls.gpu_refused = 1;
-    else
+    if (!cutap_tls.gpu_open) {
+        cutap_tls.gpu_refused = 0;
+        cutap_tls.gpu_known = (uint8_t)!refused;
+    } else if (!refused) {
         cutap_tls.gpu_known = 1;
+    }
+    if (refused)
+        *scratch |= 16;
 }
 
 /* --- pushing the launching call's place --------------------------------- */
 static int gpu_push(cutap_call_t *call, uint64_t *scratch);
 /* scratch: bit 0 pushed (popped in post), bit 1 paired here or by the
  * callbacks, bit 2 no enqueuing call encloses it (counted in gpu_pushed,
- * in post, if made), bit 3 joined through the callbacks. */
+ * in post, if made), bit 3 joined through the callbacks, bit 4 of a
+ * function the CUPTI refused (open_note). */
 int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
@@ -120,13 +127,15 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         taken_over(taken);
         return CUTAP_PROCEED;
     }
-    if (CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)))
-        refused_note(call->id);
+    int refused = CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call->id);
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
-    if (!w || (w >> 47) || !end || r < end - rec_file.csize + CUTAP_SLOT || r >= end)
+    if (!w || (w >> 47) || !end || r < end - rec_file.csize + CUTAP_SLOT || r >= end) {
+        if (!refused && cutap_tls.gpu_open)
+            cutap_tls.gpu_known = 1;   /* its callback still joins the work to the outermost call */
         return CUTAP_PROCEED;   /* not recorded (counted, filtered out, no room) */
+    }
     const struct cutap_chunk_header *h = (const void *)(end - rec_file.csize);
     uint64_t ext = h->take << 24 | (uint64_t)(r - (end - rec_file.csize)) / CUTAP_SLOT;
     uint32_t cc = cutap_tls.cupti_corr;
@@ -145,6 +154,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         if (rec_file.hdr)
             header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
         *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
+        open_note(refused, scratch);
         cutap_tls.gpu_open++;
         return CUTAP_PROCEED;
     }
@@ -156,6 +166,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
             cutap_tls.gpu_last_corr = 0;
         }
         *scratch = 2 | 8 | (cutap_tls.gpu_open ? 0 : 4);
+        open_note(refused, scratch);
         cutap_tls.gpu_open++;
         return CUTAP_PROCEED;
     }
@@ -165,6 +176,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
          * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
          * pushes) */
         *scratch = 1 | (cutap_tls.gpu_open ? 0 : 4);
+        open_note(refused, scratch);
         cutap_tls.gpu_open++;
     }
     return CUTAP_PROCEED;
@@ -179,12 +191,17 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     uint64_t last;
     if (*scratch & 1)
         C.pop(EXT_KIND, &last);
+    /* a refused call that ran and made work (not skipped by fault
+     * injection, not failed, not captured into a graph: the graph's launch
+     * is joined) */
+    if (CUTAP_UNLIKELY(*scratch & 16) && !(call->flags & CUTAP_CALL_SKIPPED) && call->result == CUTAP_CUDA_SUCCESS &&
+        !cutap_tls.gpu_capturing)
+        cutap_tls.gpu_refused = 1;
     if (cutap_tls.gpu_open && !--cutap_tls.gpu_open) {
         cutap_tls.gpu_ext = 0;
-        /* every call of it of a function the CUPTI does not know: not
-         * joined (a failed one enqueued nothing) */
-        if (CUTAP_UNLIKELY(cutap_tls.gpu_refused) && !cutap_tls.gpu_known &&
-            call->result == CUTAP_CUDA_SUCCESS && rec_file.hdr &&
+        /* the outermost: it and every enqueuing call inside it of
+         * functions the CUPTI does not know: its work is not joined */
+        if (CUTAP_UNLIKELY(cutap_tls.gpu_refused) && !cutap_tls.gpu_known && rec_file.hdr &&
             !(__atomic_load_n(&rec_file.hdr->gpu, __ATOMIC_RELAXED) & CUTAP_GPU_ON_UNKNOWN_IDS))
             __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
         cutap_tls.gpu_refused = 0;
@@ -260,8 +277,6 @@ static int enable_ids(void *sub)
     unsigned known = 0, unknown = 0, nlist = 0;
     uint32_t list[REFUSED_MAX];
     int busy = atomic_exchange(&refusing_lock, 1);   /* (another join being chosen: its list stands) */
-    if (!busy)
-        atomic_store(&nrefused, 0);
     int r = CUPTI_OK;
     for (int rt = 0; rt < 2 && r == CUPTI_OK; rt++) {
         unsigned n = rt ? cutap_gpu_runtime_ncbids : cutap_gpu_driver_ncbids;

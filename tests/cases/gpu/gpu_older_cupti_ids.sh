@@ -64,6 +64,15 @@ T_GPU_NO_DRIVER_EX_GRAPH=1 FAKE_CUPTI_CBID_MAX=513,310 gpu_run rr 5 2 || { say "
 gpu_sum rr && rep rr || exit 1
 gpu_is rr unjoined 30 && gpu_is rr bits 'ASKED|STARTED|FLUSHED|CALLBACKS|UNKNOWN_IDS' || exit 1
 unknown_said rr || { say "  rr: the unknown functions not said"; head -4 "$WORK/rr.rep" >&2; exit 1; }
+# the refused functions' calls made but skipped by fault injection (they
+# enqueue nothing): nothing unjoined, nothing said
+rm -rf "$WORK/i"
+FAKE_CUPTI_CBID_MAX=513,9999 "$CUTAP" trace --gpu --inject 'cuGraphLaunch:retval=0' \
+    --inject 'cuLaunchKernelEx:retval=0' -o "$WORK/i" -- "$T/t_gpu" 2 2 >"$WORK/i.out" 2>"$WORK/i.err" \
+    || { say "  i: cutap trace failed"; cat "$WORK/i.err" >&2; exit 1; }
+gpu_sum i && rep i || exit 1
+gpu_is i unjoined 0 && gpu_is i bits 'ASKED|STARTED|FLUSHED|CALLBACKS' || exit 1
+! unknown_said i || { say "  i: an unknown function said for calls that made nothing"; exit 1; }
 # every id refused: no partial list kept; the join by every API record
 # (kinds) joins everything, and nothing is said
 FAKE_CUPTI_CBID_MAX=0,0 gpu_run z 5 2 || { say "  z: cutap trace failed"; exit 1; }
