@@ -50,21 +50,21 @@ static int is_refused(uint32_t id)
     return 0;
 }
 
-/* A recorded enqueuing call given its scratch (refused: of a function the
- * CUPTI refused): the outermost one starts the thread's notes afresh
- * (known where nothing is refused: no guess); scratch bit 4 keeps the
- * refusal for gpu_post, which notes it only if the call ran and made
- * work. */
-static void open_note(int refused, uint64_t *scratch)
+/* A recorded enqueuing call opens (bits: how it is joined, below): bit 2
+ * where no enqueuing call encloses it, bit 4 where it is of a function the
+ * CUPTI refused (gpu_post notes that only if the call ran and made work).
+ * The outermost one starts the thread's notes afresh (known where nothing
+ * is refused: no guess). */
+static void open_call(uint64_t bits, int refused, uint64_t *scratch)
 {
+    *scratch = bits | (cutap_tls.gpu_open ? 0 : 4) | (refused ? 16 : 0);
     if (!cutap_tls.gpu_open) {
         cutap_tls.gpu_refused = 0;
         cutap_tls.gpu_known = (uint8_t)!refused;
     } else if (!refused) {
         cutap_tls.gpu_known = 1;
     }
-    if (refused)
-        *scratch |= 16;
+    cutap_tls.gpu_open++;
 }
 
 /* --- pushing the launching call's place --------------------------------- */
@@ -72,7 +72,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch);
 /* scratch: bit 0 pushed (popped in post), bit 1 paired here or by the
  * callbacks, bit 2 no enqueuing call encloses it (counted in gpu_pushed,
  * in post, if made), bit 3 joined through the callbacks, bit 4 of a
- * function the CUPTI refused (open_note). */
+ * function the CUPTI refused (open_call). */
 int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
@@ -153,9 +153,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         rec_sig_restore(blocked, &old);
         if (rec_file.hdr)
             header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
-        *scratch = 2 | (cutap_tls.gpu_open ? 0 : 4);
-        open_note(refused, scratch);
-        cutap_tls.gpu_open++;
+        open_call(2, refused, scratch);
         return CUTAP_PROCEED;
     }
     if (atomic_load_explicit(&join_cb, memory_order_relaxed) == JOIN_ON) {
@@ -165,9 +163,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
             cutap_tls.gpu_ext = ext;
             cutap_tls.gpu_last_corr = 0;
         }
-        *scratch = 2 | 8 | (cutap_tls.gpu_open ? 0 : 4);
-        open_note(refused, scratch);
-        cutap_tls.gpu_open++;
+        open_call(2 | 8, refused, scratch);
         return CUTAP_PROCEED;
     }
     if (C.push(EXT_KIND, ext) == CUPTI_OK) {
@@ -175,9 +171,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
          * call made inside another it records (the runtime's driver calls;
          * H100: 7 pairs a round of tests/gpu/workloads/gpu_activity.cu, 13
          * pushes) */
-        *scratch = 1 | (cutap_tls.gpu_open ? 0 : 4);
-        open_note(refused, scratch);
-        cutap_tls.gpu_open++;
+        open_call(1, refused, scratch);
     }
     return CUTAP_PROCEED;
 }
@@ -204,7 +198,6 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
         if (CUTAP_UNLIKELY(cutap_tls.gpu_refused) && !cutap_tls.gpu_known && rec_file.hdr &&
             !(__atomic_load_n(&rec_file.hdr->gpu, __ATOMIC_RELAXED) & CUTAP_GPU_ON_UNKNOWN_IDS))
             __atomic_fetch_or(&rec_file.hdr->gpu, CUTAP_GPU_ON_UNKNOWN_IDS, __ATOMIC_RELEASE);
-        cutap_tls.gpu_refused = 0;
     }
     /* a call skipped (fault injection) or whose function is missing never
      * reached CUPTI; joined through callbacks, a failed one enqueued
