@@ -47,7 +47,11 @@ int main(int argc, char **argv)
     CK(cudaMemsetAsync(e, 0, 1024, s));
     scale<<<n / 256, 256, 0, s>>>(e, n, 2.0f);
     CK(cudaStreamEndCapture(s, &g));
+#if CUDART_VERSION >= 12000
     CK(cudaGraphInstantiate(&ge, g, 0));
+#else   /* CUDA 11.8 (tests/gpu/older_cupti.sh) */
+    CK(cudaGraphInstantiate(&ge, g, NULL, NULL, 0));
+#endif
     for (int r = 0; r < rounds; r++) {
         CK(cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s));
         scale<<<n / 256, 256, 0, s>>>(d, n, 1.5f);
