@@ -20,6 +20,11 @@
  *                            the start and one at the end, holes between
  *   mk_trace tidreuse DIR    two threads of one tid, one after the other,
  *                            each numbering its runs from 0
+ *   mk_trace ncclranks DIR   two ranks (0 and 1) of 3 ncclAllReduce each,
+ *                            rank 1 entering each 500 ns after rank 0,
+ *                            each call holding an NVTX range of its own
+ *                            name (NCCL 2.28 pushes one so), rank 1's
+ *                            begun 200 us after its call
  *   mk_trace phantom DIR     an NVTX range pushed inside a call and never
  *                            popped (NCCL 2.28's ncclCommInitRankConfig
  *                            does so), a call nested in it, later calls
@@ -273,6 +278,30 @@ static void mk_phantom(const char *dir)
     write_file(f, dir, "host.78.cutap");
 }
 
+static void mk_ncclranks(const char *dir)
+{
+    for (int rank = 0; rank < 2; rank++) {
+        struct file *f = new_file(1, CUTAP_FILE_CLOSED, 500 + rank);
+        hdr(f)->rank = hdr(f)->local_rank = rank;
+        unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 500 + rank, 0, "main");
+        unsigned s = 1;
+        meta(c, &s, CUTAP_META_ID_NAME, 1, 6, "ncclAllReduce");   /* layer 6: NCCL */
+        meta(c, &s, CUTAP_META_ID_NAME, 2, 13, "nvtxRangePushA");
+        meta(c, &s, CUTAP_META_ID_NAME, 3, 13, "nvtxRangePop");
+        for (uint64_t i = 0; i < 3; i++) {
+            uint64_t t0 = 10000 + i * 1000000 + (uint64_t)rank * 500, in = t0 + 100 + (uint64_t)rank * 200000;
+            call(c, &s, 1, t0, in + 1000, 0, 0);
+            struct cutap_rec_call *push = (void *)(c + (size_t)s * CUTAP_SLOT);
+            call_str(c, &s, 2, in, in + 10, "ncclAllReduce");
+            push->depth = 1;
+            call(c, &s, 3, in + 900, in + 910, 1, 0);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "host.%d.cutap", 500 + rank);
+        write_file(f, dir, name);
+    }
+}
+
 static void mk_flags(const char *dir)
 {
     struct file *f = new_file(1, CUTAP_FILE_CLOSED, 77);
@@ -450,6 +479,8 @@ int main(int argc, char **argv)
         mk_sparse(d);
     else if (!strcmp(m, "v4names"))
         mk_v4names(d);
+    else if (!strcmp(m, "ncclranks"))
+        mk_ncclranks(d);
     else if (!strcmp(m, "phantom"))
         mk_phantom(d);
     else if (!strcmp(m, "tidreuse"))

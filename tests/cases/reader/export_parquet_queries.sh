@@ -4,8 +4,11 @@
 # the fake NCCL, then cuCtxSynchronize) read with DuckDB, and answers:
 # calls per rank and function as the trace has them (3 all-reduces per
 # rank), one row per all-reduce with both ranks and a spread >= 0, the
-# slowest 1 % per host, synchronization per rank. Skipped (77) without
-# libduckdb.so.
+# slowest 1 % per host, synchronization per rank. Then two crafted ranks
+# whose all-reduces each hold an NVTX range of the same name, as NCCL
+# 2.28's do (mk_trace ncclranks): the collectives are paired call with
+# call, the ranges left out (the query without its layer condition paired
+# ranges in between: 6 rows). Skipped (77) without libduckdb.so.
 . "$(dirname "$0")/../../lib/init.sh"
 
 command -v python3 >/dev/null || exit 77
@@ -18,16 +21,19 @@ for r in 0 1; do
     cp "$WORK/r$r"/*.cutap "$d/"
 done
 "$CUTAP" export --format parquet -o "$WORK/out" "$d" || exit 1
-# the ```sql blocks of the section, in order
+# the ```sql blocks of the section, in order (OUT/ names the export)
 awk '/^### Cross-rank questions in SQL/ { on = 1; next } on && /^## / { on = 0 }
      on && /^```sql/ { q = ""; inq = 1; next } on && inq && /^```/ { inq = 0; gsub(/\n/, " ", q); print q; next }
      on && inq { q = q $0 "\n" }' docs/FORMAT.md >"$WORK/queries"
 [ "$(wc -l <"$WORK/queries")" = 4 ] || { say "  $(wc -l <"$WORK/queries") queries in docs/FORMAT.md, want 4"; exit 1; }
-k=0
-while IFS= read -r q; do
-    k=$((k + 1))
-    python3 "$TL/duckdb_sql.py" "${q//OUT\//$WORK/out/}" >"$WORK/q$k" || { say "  query $k failed: $q"; exit 1; }
-done <"$WORK/queries"
+queries() {   # EXPORT PREFIX: every query on EXPORT, answers in PREFIX1..4
+    local k=0 q
+    while IFS= read -r q; do
+        k=$((k + 1))
+        python3 "$TL/duckdb_sql.py" "${q//OUT\//$1/}" >"$2$k" || { say "  query $k failed: $q"; exit 1; }
+    done <"$WORK/queries"
+}
+queries "$WORK/out" "$WORK/q"
 # 1: calls per rank and function
 for r in 0 1; do
     grep -q "^$r	ncclAllReduce	3	" "$WORK/q1" || { say "  query 1: rank $r has not 3 ncclAllReduce:"; cat "$WORK/q1" >&2; exit 1; }
@@ -39,3 +45,15 @@ n=$(awk -F'\t' '$1 == "ncclAllReduce" && $3 == 2 && $4 >= 0 && $5 != $6' "$WORK/
 [ -s "$WORK/q3" ] && sort -t'	' -k5,5nr -c "$WORK/q3" 2>/dev/null || { say "  query 3:"; cat "$WORK/q3" >&2; exit 1; }
 # 4: each rank's cuCtxSynchronize
 [ "$(cut -f1 "$WORK/q4" | sort | tr '\n' ' ')" = "0 1 " ] || { say "  query 4:"; cat "$WORK/q4" >&2; exit 1; }
+# NCCL 2.28 pushes an NVTX range named after the collective inside it
+# (the 2-rank DDP trace of the H200): query 2 pairs calls with calls, not
+# with the ranges (mk_trace ncclranks: rank 1 enters each all-reduce 500
+# ns after rank 0, its range 200 us after its call)
+mkdir -p "$WORK/nr" && "$MK" ncclranks "$WORK/nr" && "$CUTAP" export --format parquet -o "$WORK/nrout" "$WORK/nr" || exit 1
+queries "$WORK/nrout" "$WORK/nr"
+n=$(awk -F'\t' '$1 == "ncclAllReduce" && $3 == 2 && $4 == 500 && $5 == 0 && $6 == 1' "$WORK/nr2" | wc -l)
+[ "$n" = 3 ] && [ "$(wc -l <"$WORK/nr2")" = 3 ] ||
+    { say "  query 2 on ranges named as their calls: want 3 rows, spread 500 ns, rank 0 first:"; cat "$WORK/nr2" >&2; exit 1; }
+grep -q "^0	ncclAllReduce	3	" "$WORK/nr1" && grep -q "^1	ncclAllReduce	3	" "$WORK/nr1" ||
+    { say "  query 1 counts the ranges as calls:"; cat "$WORK/nr1" >&2; exit 1; }
+exit 0
