@@ -22,9 +22,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "export_internal.h"
 
@@ -117,6 +120,114 @@ static int publish(const char *tmp, const char *out, int force)
     return 0;
 }
 
+/* The output file's stream: stdio's buffer over write(2), with the disk
+ * kept busy while the rest is formatted (issue #27). Each 8 MiB written
+ * is started back to the disk at once (sync_file_range WRITE: it starts,
+ * it does not wait), and a thread of its own makes it durable
+ * (fdatasync) while the writers go on, so that the fsync before the file
+ * is published waits for the last few MiB only: on the development VM an
+ * fsync cost 1.1 to 1.5 ms a MiB written (0.11 to 0.15 s for the 98 MiB
+ * of a perfetto-proto export of 3 M calls, a third of its time), whether
+ * the data had been started back or not; with the thread, under 1 ms.
+ * An error of that thread's fdatasync is the export's (the kernel reports
+ * a write-back error once: the final fsync might not see it). Where the
+ * thread cannot be made, only the starting is done. */
+#define WRITE_BEHIND (8 << 20)
+struct out_file {
+    int fd;
+    off_t at, started;     /* bytes written; started back to disk up to here (the writer's) */
+    pthread_mutex_t lock;  /* (guards what follows) */
+    pthread_cond_t more;
+    off_t written;         /* bytes written, as the syncer sees them */
+    int stop, err, syncer; /* err: its fdatasync's errno; syncer: the thread runs */
+    pthread_t thread;
+};
+
+static void *out_syncer(void *arg)
+{
+    struct out_file *o = arg;
+    off_t synced = 0;
+    pthread_mutex_lock(&o->lock);
+    for (;;) {
+        while (!o->stop && o->written - synced < WRITE_BEHIND)
+            pthread_cond_wait(&o->more, &o->lock);
+        if (o->stop)
+            break;
+        off_t to = o->written;
+        pthread_mutex_unlock(&o->lock);
+        int r = fdatasync(o->fd), e = errno;
+        pthread_mutex_lock(&o->lock);
+        if (r) {
+            o->err = e;
+            break;
+        }
+        synced = to;
+    }
+    pthread_mutex_unlock(&o->lock);
+    return NULL;
+}
+
+static ssize_t out_write(void *cookie, const char *buf, size_t n)
+{
+    struct out_file *o = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(o->fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return done ? (ssize_t)done : -1;   /* errno stays: the stream's error */
+        done += (size_t)k;
+    }
+    o->at += (off_t)n;
+    if (o->at - o->started >= WRITE_BEHIND) {
+        int e = errno;
+        sync_file_range(o->fd, o->started, o->at - o->started, SYNC_FILE_RANGE_WRITE);
+        errno = e;
+        o->started = o->at;
+        if (o->syncer) {
+            pthread_mutex_lock(&o->lock);
+            o->written = o->at;
+            pthread_cond_signal(&o->more);
+            pthread_mutex_unlock(&o->lock);
+        }
+    }
+    return (ssize_t)n;
+}
+
+static FILE *out_open(struct out_file *o, int fd)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = fd;
+    pthread_mutex_init(&o->lock, NULL);
+    pthread_cond_init(&o->more, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* (signals stay the command's: catch_signals) */
+    o->syncer = !pthread_create(&o->thread, NULL, out_syncer, o);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    cookie_io_functions_t io = {.write = out_write};
+    return fopencookie(o, "w", io);
+}
+
+/* The syncer stopped (its fdatasync's error in errno: -1), before the
+ * final fsync. */
+static int out_stop(struct out_file *o)
+{
+    if (!o->syncer)
+        return 0;
+    pthread_mutex_lock(&o->lock);
+    o->stop = 1;
+    pthread_cond_signal(&o->more);
+    pthread_mutex_unlock(&o->lock);
+    pthread_join(o->thread, NULL);
+    o->syncer = 0;
+    if (!o->err)
+        return 0;
+    errno = o->err;
+    return -1;
+}
+
 static int export_to(const struct trace *tr, int format, const char *out, int force)
 {
     if ((size_t)snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%d", out, (int)getpid()) >= sizeof tmp_path) {
@@ -147,8 +258,10 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         }
     } else {
         int said = 0;   /* the writer failed and said why (memory): not published, nothing more to say */
-        FILE *f = fdopen(fd, "w");
+        static struct out_file of;
+        FILE *f = out_open(&of, fd);
         if (!f) {
+            out_stop(&of);
             close(fd);
             ok = 0;
         } else {
@@ -163,9 +276,17 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
                 said = write_jsonl(tr, f) < 0;
             /* Write errors (a full disk) stick in the stream: one check at
              * the end sees them all. */
-            ok = !said && !fflush(f) && !ferror(f) && !fsync(fileno(f));
+            ok = !said && !fflush(f) && !ferror(f);
             int err = errno;
-            if (fclose(f))
+            if (out_stop(&of)) {   /* the syncer's write-back error is the first */
+                err = ok ? errno : err;
+                ok = 0;
+            }
+            if (ok && fsync(fd)) {
+                err = errno;
+                ok = 0;
+            }
+            if (fclose(f) | close(fd))   /* (a cookie stream leaves its descriptor open) */
                 ok = 0;
             else
                 errno = err;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The file exports of a trace large enough for the parallel formatting
+# (its workers write the output) and for the write-behind syncer (a
+# thread of its own making each 8 MiB durable while the rest is written):
+# one thread and four give the same bytes; a write that fails half-way
+# (ulimit -f: EFBIG, never a signal) fails the export with the reason,
+# exit 1, and leaves neither the output nor its temporary file, on one
+# thread and on four.
+. "$(dirname "$0")/../../lib/init.sh"
+
+"$CUTAP" trace -o "$WORK/t" -- "$T/t_record" many 120000 >/dev/null 2>&1 || { say "  trace failed"; exit 1; }
+for f in jsonl perfetto perfetto-proto; do
+    for th in 1 4; do
+        CUTAP_THREADS=$th "$CUTAP" export --format $f -o "$WORK/out.$f.$th" "$WORK/t" 2>"$WORK/err" ||
+            { say "  export $f, $th threads, failed: $(cat "$WORK/err")"; exit 1; }
+    done
+    cmp -s "$WORK/out.$f.1" "$WORK/out.$f.4" || { say "  $f: four threads wrote other bytes than one"; exit 1; }
+    size=$(stat -c %s "$WORK/out.$f.1")
+    # past two write-behind steps, so that the syncer ran (perfetto-proto's
+    # smaller output fails early, through the workers' writes)
+    [ $f = perfetto-proto ] || [ "$size" -gt $((17 << 20)) ] || { say "  $f: only $size bytes: no syncing tested"; exit 1; }
+    limit=$((size / 1024 * 3 / 4))   # 1024-byte blocks: three quarters of the output
+    for th in 1 4; do
+        out=$WORK/full.$f.$th
+        (ulimit -f $limit; CUTAP_THREADS=$th exec "$CUTAP" export --format $f -o "$out" "$WORK/t") 2>"$WORK/ferr"
+        rc=$?
+        [ $rc = 1 ] || { say "  $f, $th threads, a write failing: exit $rc (1 expected)"; cat "$WORK/ferr" >&2; exit 1; }
+        grep -q "cannot write .*: File too large" "$WORK/ferr" || { say "  $f, $th threads: no reason given:"; cat "$WORK/ferr" >&2; exit 1; }
+        ls "$out"* >/dev/null 2>&1 && { say "  $f, $th threads: left $(ls "$out"*)"; exit 1; }
+    done
+done
+exit 0
