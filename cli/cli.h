@@ -213,6 +213,9 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 struct cli_par {
     const struct trace *tr;
     const char *what;           /* for messages and progress: "dump", "export" */
+    /* written, during cli_par_run, by the workers (one at a time, in
+     * order), so the caller must not touch it meanwhile; the errno of a
+     * failed write comes back in *err only */
     FILE *out;
     int (*keep)(void *arg, const struct tr_call *c);
     /* optional, called right after keep said yes: the depth to show the

@@ -90,8 +90,8 @@ static void drain(struct pool *p)
         pthread_mutex_unlock(&p->lock);
         int e = 0;
         if (!skip) {
-            fwrite(b->text, 1, b->len, out);
-            if (ferror(out))
+            errno = 0;
+            if (fwrite(b->text, 1, b->len, out) != b->len || ferror(out))
                 e = errno ? errno : EIO;   /* (EPIPE: a reader that went away) */
         }
         pthread_mutex_lock(&p->lock);
@@ -181,6 +181,10 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     size_t kept = 0;
     struct tr_iter it;
     tr_iter_init(&it, par->tr, par->what);
+    pthread_mutex_lock(&p.lock);
+    if (ferror(par->out))   /* (what the caller wrote before failed: nothing more is formatted) */
+        p.out_err = errno ? errno : EIO;
+    pthread_mutex_unlock(&p.lock);
     const struct tr_call *c = tr_iter_next(&it);
     while (c) {
         struct block *b = &p.blocks[p.filled % p.nblocks];

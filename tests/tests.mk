@@ -298,6 +298,11 @@ $(T)/libnothreads.so: tests/lib_nothreads.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 TEST_BINS += $(T)/libnothreads.so
+# Write and fdatasync errors on demand in a cutap command (export_write_errors).
+$(T)/libwritefail.so: tests/lib_write_fail.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+TEST_BINS += $(T)/libwritefail.so
 $(T)/libnosetaffinity.so: tests/lib_nosetaffinity.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<

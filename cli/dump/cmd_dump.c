@@ -464,8 +464,9 @@ int cmd_dump(int argc, char **argv)
      * is an error to notice, not a signal that kills us mid-line. */
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    /* one thread writes: no lock taken per character (a lock per
-     * fputc/fprintf was a third of dump's time) */
+    /* one thread at a time writes (cli_par's workers hand it on under
+     * their lock): no lock taken per character (a lock per fputc/fprintf
+     * was a third of dump's time) */
     __fsetlocking(stdout, FSETLOCKING_BYCALLER);
     signal(SIGPIPE, SIG_IGN);
     struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle, .absolute = absolute};

@@ -136,6 +136,8 @@ static int publish(const char *tmp, const char *out, int force)
 struct out_file {
     int fd;
     off_t at, started;     /* bytes written; started back to disk up to here (the writer's) */
+    int werr;              /* the first write's errno (the writers are workers: the reading
+                              thread's errno is not theirs) */
     pthread_mutex_t lock;  /* (guards what follows) */
     pthread_cond_t more;
     off_t written;         /* bytes written, as the syncer sees them */
@@ -175,8 +177,11 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
         ssize_t k = write(o->fd, buf + done, n - done);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
-            return done ? (ssize_t)done : -1;   /* errno stays: the stream's error */
+        if (k <= 0) {
+            if (!o->werr)
+                o->werr = k < 0 ? errno : EIO;
+            return (ssize_t)done;   /* short: the stream's error (never -1: fopencookie(3)) */
+        }
         done += (size_t)k;
     }
     o->at += (off_t)n;
@@ -188,8 +193,16 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
         if (o->syncer) {
             pthread_mutex_lock(&o->lock);
             o->written = o->at;
+            int failed = o->err;   /* the syncer's: the rest would be formatted for nothing */
             pthread_cond_signal(&o->more);
             pthread_mutex_unlock(&o->lock);
+            if (failed) {
+                o->werr = failed;
+                errno = failed;
+                return 0;   /* the stream's error (a negative count made glibc 2.36's fwrite
+                               of more than its buffer copy past the buffer: a crash, seen
+                               with the syncer's error) */
+            }
         }
     }
     return (ssize_t)n;
@@ -267,7 +280,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         } else {
             static char buf[1 << 20];
             setvbuf(f, buf, _IOFBF, sizeof buf);
-            __fsetlocking(f, FSETLOCKING_BYCALLER);   /* one thread writes: no lock per write */
+            __fsetlocking(f, FSETLOCKING_BYCALLER);   /* one thread at a time writes (cli_par): no lock per write */
             if (format == EXP_PERFETTO)
                 said = write_perfetto(tr, f) < 0;
             else if (format == EXP_PERFETTO_PROTO)
@@ -277,8 +290,8 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
             /* Write errors (a full disk) stick in the stream: one check at
              * the end sees them all. */
             ok = !said && !fflush(f) && !ferror(f);
-            int err = errno;
-            if (out_stop(&of)) {   /* the syncer's write-back error is the first */
+            int err = of.werr ? of.werr : errno;   /* (the workers are joined: their error is read in order) */
+            if (out_stop(&of)) {   /* the syncer's write-back error, where nothing failed before it */
                 err = ok ? errno : err;
                 ok = 0;
             }

@@ -5,7 +5,10 @@
 # one thread and four give the same bytes; a write that fails half-way
 # (ulimit -f: EFBIG, never a signal) fails the export with the reason,
 # exit 1, and leaves neither the output nor its temporary file, on one
-# thread and on four.
+# thread and on four. The same for one write failing alone (ENOSPC, made
+# by a preloaded shim: the reason must be that write's, though a worker
+# made it: helper-35 found "No such file or directory" said) and for the
+# syncer's fdatasync failing (EIO).
 . "$(dirname "$0")/../../lib/init.sh"
 
 "$CUTAP" trace -o "$WORK/t" -- "$T/t_record" many 120000 >/dev/null 2>&1 || { say "  trace failed"; exit 1; }
@@ -27,6 +30,15 @@ for f in jsonl perfetto perfetto-proto; do
         [ $rc = 1 ] || { say "  $f, $th threads, a write failing: exit $rc (1 expected)"; cat "$WORK/ferr" >&2; exit 1; }
         grep -q "cannot write .*: File too large" "$WORK/ferr" || { say "  $f, $th threads: no reason given:"; cat "$WORK/ferr" >&2; exit 1; }
         ls "$out"* >/dev/null 2>&1 && { say "  $f, $th threads: left $(ls "$out"*)"; exit 1; }
+        # one write of the output failing alone, and the syncer's fdatasync
+        for fail in "CUTAP_TEST_WRITE_FAIL=3:28 No space left on device" "CUTAP_TEST_FDATASYNC_FAIL=1:5 Input/output error"; do
+            [ $f = perfetto-proto ] && [ "${fail%%=*}" = CUTAP_TEST_FDATASYNC_FAIL ] && continue   # (under 8 MiB: no syncing)
+            env "${fail%% *}" LD_PRELOAD="$T/libwritefail.so" CUTAP_THREADS=$th "$CUTAP" export --format $f -o "$out" "$WORK/t" 2>"$WORK/ferr"
+            rc=$?
+            [ $rc = 1 ] && grep -q "cannot write .*: ${fail#* }" "$WORK/ferr" ||
+                { say "  $f, $th threads, ${fail%% *}: exit $rc (1 expected), said:"; cat "$WORK/ferr" >&2; exit 1; }
+            ls "$out"* >/dev/null 2>&1 && { say "  $f, $th threads, ${fail%% *}: left $(ls "$out"*)"; exit 1; }
+        done
     done
 done
 exit 0

@@ -1,0 +1,50 @@
+/* Write errors on demand, preloaded into a cutap command (the export
+ * cases): CUTAP_TEST_WRITE_FAIL=N:E makes the Nth write(2) of 64 KiB or
+ * more (the output's buffered writes, not messages) fail with errno E;
+ * CUTAP_TEST_FDATASYNC_FAIL=N:E the Nth fdatasync. Counted over all
+ * threads (the parallel formatters' workers write). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static long nth(const char *var, int *err)
+{
+    const char *v = getenv(var);
+    long n = 0;
+    if (!v || sscanf(v, "%ld:%d", &n, err) != 2)
+        return 0;
+    return n;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+    static ssize_t (*real)(int, const void *, size_t);
+    static long seen;
+    if (!real)
+        real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    int e = 0;
+    long n = len >= 65536 ? nth("CUTAP_TEST_WRITE_FAIL", &e) : 0;
+    if (n && __atomic_add_fetch(&seen, 1, __ATOMIC_RELAXED) == n) {
+        errno = e;
+        return -1;
+    }
+    return real(fd, buf, len);
+}
+
+int fdatasync(int fd)
+{
+    static int (*real)(int);
+    static long seen;
+    if (!real)
+        real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+    int e = 0;
+    long n = nth("CUTAP_TEST_FDATASYNC_FAIL", &e);
+    if (n && __atomic_add_fetch(&seen, 1, __ATOMIC_RELAXED) == n) {
+        errno = e;
+        return -1;
+    }
+    return real(fd);
+}
