@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio_ext.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,8 +60,16 @@ enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL, EXP_PERFETTO_PROTO, EXP_PARQUET };
 
 /* --- the output file ------------------------------------------------ */
 
-/* The temporary, removed if a signal ends the export. */
+/* The temporary, removed if a signal ends the export, or an exit
+ * (out of memory on a formatting thread) while it is being written. */
 static char tmp_path[4096];
+static volatile sig_atomic_t tmp_live;
+
+static void tmp_at_exit(void)
+{
+    if (tmp_live)
+        unlink(tmp_path);
+}
 
 static void on_signal(int sig)
 {
@@ -118,6 +127,26 @@ static int publish(const char *tmp, const char *out, int force)
         return -1;
     }
     return 0;
+}
+
+/* The name made durable too: the directory holding it synced (where the
+ * file system can; helper-35). */
+static void sync_dir_of(const char *out)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = 0;   /* "/name": the root */
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
 }
 
 /* The output file's stream: stdio's buffer over write(2), with the disk
@@ -255,6 +284,10 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         fprintf(stderr, "cutap export: cannot create %s: %s\n", tmp_path, strerror(errno));
         return -1;
     }
+    static int at_exit_set;
+    if (!at_exit_set)
+        at_exit_set = !atexit(tmp_at_exit);
+    tmp_live = 1;
     catch_signals(1);
     int ok;
     if (format == EXP_SQLITE) {
@@ -311,6 +344,9 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         ok = 0;
     if (!ok)
         unlink(tmp_path);
+    tmp_live = 0;
+    if (ok)
+        sync_dir_of(out);
     tr_progress_done(tr);
     catch_signals(0);
     return ok ? 0 : -1;
