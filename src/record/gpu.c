@@ -67,6 +67,7 @@ int gpu_client = -1;
 int diag_noapi;   /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
 int diag_allapi;  /* CUTAP_GPU_DIAG=allapi */
 int diag_push;    /* CUTAP_GPU_DIAG=push: external ids, not callbacks */
+int diag_nort;    /* CUTAP_GPU_DIAG=nort: callbacks of the driver's functions alone */
 static int diag_wrapped;   /* CUTAP_GPU_DIAG=wrapped: CUPTI given cutap's copies of the export tables */
 uint64_t started_ns;   /* when CUPTI was started (CLOCK_MONOTONIC) */
 static cutap_fixup_fn prev_fixup;
@@ -500,6 +501,7 @@ void rec_gpu_setup(void)
     diag_allapi = diag && strstr(diag, "allapi");
     diag_push = diag && strstr(diag, "push") && !strstr(diag, "nopush");
     diag_wrapped = diag && strstr(diag, "wrapped");
+    diag_nort = diag && strstr(diag, "nort");
     if (!(diag && strstr(diag, "nopush"))) {
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
         if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))

@@ -63,6 +63,7 @@ extern int gpu_client;             /* the gpu-correlation client (-1: none) */
 extern int diag_noapi;             /* CUTAP_GPU_DIAG=noapi (rec_gpu_setup) */
 extern int diag_allapi;            /* CUTAP_GPU_DIAG=allapi */
 extern int diag_push;              /* CUTAP_GPU_DIAG=push: external ids, not callbacks */
+extern int diag_nort;              /* CUTAP_GPU_DIAG=nort: callbacks of the driver's functions alone */
 extern uint64_t started_ns;        /* when CUPTI was started (CLOCK_MONOTONIC) */
 /* join_cb (gpu_join.c): calls joined through cutap's CUPTI callbacks
  * (JOIN_ON) or external ids (JOIN_OFF, also before the start); while

@@ -271,7 +271,7 @@ static int enable_ids(void *sub)
     uint32_t list[REFUSED_MAX];
     int busy = atomic_exchange(&refusing_lock, 1);   /* (another join being chosen: its list stands) */
     int r = CUPTI_OK;
-    for (int rt = 0; rt < 2 && r == CUPTI_OK; rt++) {
+    for (int rt = 0; rt < (sub && diag_nort ? 1 : 2) && r == CUPTI_OK; rt++) {
         unsigned n = rt ? cutap_gpu_runtime_ncbids : cutap_gpu_driver_ncbids;
         const uint16_t *ids = rt ? cutap_gpu_runtime_cbids : cutap_gpu_driver_cbids;
         for (unsigned i = 0; i < n && r == CUPTI_OK; i++) {

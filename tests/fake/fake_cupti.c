@@ -22,6 +22,8 @@
  *   FAKE_CUPTI_CBID_MAX=D,R  cuptiEnableCallback refuses (INVALID_PARAMETER)
  *                         callback ids above D (driver) and R (runtime),
  *                         as an older CUPTI those it does not know
+ *   FAKE_CUPTI_CB_LOG=FILE  a line "enable DOMAIN ID" per callback id
+ *                         cuptiEnableCallback turned on
  * Per function callbacks (cuptiEnableCallback): a driver function's come
  * from the activity API's tracking of the driver's calls
  * (fake_cupti_activity.c, fake_cupti_cb), with its correlation id; a
@@ -31,6 +33,9 @@
  */
 #include <stddef.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,6 +131,12 @@ EXPORT int cuptiEnableCallback(uint32_t enable, void *subscriber, int domain, ui
         cbid > fake_cupti_known_max(domain == CUPTI_CB_DOMAIN_RUNTIME_API))
         return CUPTI_ERROR_INVALID_PARAMETER;
     atomic_store(&cb_on[domain][cbid], enable != 0);
+    const char *log = getenv("FAKE_CUPTI_CB_LOG");
+    int fd = enable && log && *log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+    if (fd >= 0) {
+        dprintf(fd, "enable %d %u\n", domain, cbid);
+        close(fd);
+    }
     fake_act_attach();
     /* the first call: the subscriber is there meanwhile */
     static _Atomic int slept;

@@ -58,6 +58,7 @@ try ptds nvcc -O2 -arch=sm_90 --default-stream per-thread $W/ptds.cu -o $B/ptds
 try cublas_gemm nvcc -O2 -arch=sm_90 $W/cublas_gemm.cu -lcublas -o $B/cublas_gemm
 try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static -ldl
 try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/rtcall_shared
+try rtlaunch nvcc -O2 -arch=sm_90 bench/gpu/rtlaunch.cu -o $B/rtlaunch
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
 try daemon gcc -O2 -I/usr/local/cuda/include $W/daemon.c -o $B/daemon -L/usr/local/cuda/lib64/stubs -lcuda
 mkdir -p build/bench

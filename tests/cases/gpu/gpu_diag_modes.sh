@@ -11,7 +11,11 @@
 #   push    joined through external ids, not CUPTI's callbacks: every
 #           record joined, with API records and CORR GPU records (the
 #           default: no API record, the pairs written by the calling
-#           threads).
+#           threads);
+#   nort    callbacks of the driver's enqueuing functions alone (the
+#           default asks for the runtime's too: the fake logs which):
+#           every record still joined, by as many pairs, a runtime call's
+#           work through its driver call's callback.
 . "$(dirname "$0")/../../lib/init.sh"
 
 gpu_run c 5 2 || { say "  cutap trace --gpu failed"; exit 1; }
@@ -34,4 +38,13 @@ for d in noapi nopush; do
         || { say "  $d: $(gpu_val $d corr) correlations, $(gpu_val $d unjoined) unjoined"; cat "$WORK/$d.sum" >&2; exit 1; }
 done
 gpu_is noapi api 0 || exit 1
+for d in "" nort; do
+    FAKE_CUPTI_CB_LOG=$WORK/cb$d.log CUTAP_GPU_DIAG=$d gpu_run r$d 5 2 || { say "  '$d': cutap trace failed"; exit 1; }
+    gpu_sum r$d || exit 1
+    gpu_is r$d unjoined 0 && gpu_is r$d corr_cb $((19 * 10)) || exit 1
+    python3 tests/gpu/gpu_check.py "$WORK/r$d" --expect "$(gpu_expect 10)" >"$WORK/r$d.check" || { cat "$WORK/r$d.check" >&2; exit 1; }
+done
+grep -q '^enable 1 ' "$WORK/cb.log" && grep -q '^enable 2 ' "$WORK/cb.log" || { say "  the default: not both domains' callbacks"; exit 1; }
+grep -q '^enable 1 ' "$WORK/cbnort.log" && ! grep -q '^enable 2 ' "$WORK/cbnort.log" ||
+    { say "  nort: the runtime's callbacks were asked for (or no driver's)"; exit 1; }
 exit 0
