@@ -154,6 +154,7 @@ static void pool_free(struct pool *p, pthread_t *th)
 /* 0 done, -1 failed (said), 1 no pool could be made (nothing done). */
 static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
 {
+    int err0 = errno;   /* (a write of the caller's that failed before: its errno, most likely) */
     struct pool p = {.par = par, .nblocks = 2 * nw + 2};
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.ready, NULL);
@@ -183,7 +184,7 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     tr_iter_init(&it, par->tr, par->what);
     pthread_mutex_lock(&p.lock);
     if (ferror(par->out))   /* (what the caller wrote before failed: nothing more is formatted) */
-        p.out_err = errno ? errno : EIO;
+        p.out_err = err0 ? err0 : EIO;
     pthread_mutex_unlock(&p.lock);
     const struct tr_call *c = tr_iter_next(&it);
     while (c) {

@@ -2,13 +2,17 @@
  * cases): CUTAP_TEST_WRITE_FAIL=N:E makes the Nth write(2) of 64 KiB or
  * more (the output's buffered writes, not messages) fail with errno E;
  * CUTAP_TEST_FDATASYNC_FAIL=N:E the Nth fdatasync. Counted over all
- * threads (the parallel formatters' workers write). */
+ * threads (the parallel formatters' workers write). With
+ * CUTAP_TEST_WRITE_LOG=FILE, the bytes of those large writes that went
+ * through are written there at exit ("bytes N"). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+static unsigned long long big_bytes;   /* large writes' bytes that went through */
 
 static long nth(const char *var, int *err)
 {
@@ -31,7 +35,20 @@ ssize_t write(int fd, const void *buf, size_t len)
         errno = e;
         return -1;
     }
-    return real(fd, buf, len);
+    ssize_t k = real(fd, buf, len);
+    if (k > 0 && len >= 65536)
+        __atomic_add_fetch(&big_bytes, (unsigned long long)k, __ATOMIC_RELAXED);
+    return k;
+}
+
+__attribute__((destructor)) static void log_bytes(void)
+{
+    const char *path = getenv("CUTAP_TEST_WRITE_LOG");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "bytes %llu\n", __atomic_load_n(&big_bytes, __ATOMIC_RELAXED));
+        fclose(f);
+    }
 }
 
 int fdatasync(int fd)

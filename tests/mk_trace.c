@@ -24,7 +24,9 @@
  *                            rank 1 entering each 500 ns after rank 0,
  *                            each call holding an NVTX range of its own
  *                            name (NCCL 2.28 pushes one so), rank 1's
- *                            begun 200 us after its call
+ *                            begun 200 us after its call; then a
+ *                            cudaStreamSynchronize of 1 us holding a
+ *                            range of its name too
  *   mk_trace phantom DIR     an NVTX range pushed inside a call and never
  *                            popped (NCCL 2.28's ncclCommInitRankConfig
  *                            does so), a call nested in it, later calls
@@ -288,6 +290,7 @@ static void mk_ncclranks(const char *dir)
         meta(c, &s, CUTAP_META_ID_NAME, 1, 6, "ncclAllReduce");   /* layer 6: NCCL */
         meta(c, &s, CUTAP_META_ID_NAME, 2, 13, "nvtxRangePushA");
         meta(c, &s, CUTAP_META_ID_NAME, 3, 13, "nvtxRangePop");
+        meta(c, &s, CUTAP_META_ID_NAME, 4, 2, "cudaStreamSynchronize");   /* layer 2: the runtime */
         for (uint64_t i = 0; i < 3; i++) {
             uint64_t t0 = 10000 + i * 1000000 + (uint64_t)rank * 500, in = t0 + 100 + (uint64_t)rank * 200000;
             call(c, &s, 1, t0, in + 1000, 0, 0);
@@ -296,6 +299,12 @@ static void mk_ncclranks(const char *dir)
             push->depth = 1;
             call(c, &s, 3, in + 900, in + 910, 1, 0);
         }
+        uint64_t t = 5000000;
+        call(c, &s, 4, t, t + 1000, 0, 0);
+        struct cutap_rec_call *push = (void *)(c + (size_t)s * CUTAP_SLOT);
+        call_str(c, &s, 2, t + 100, t + 110, "cudaStreamSynchronize");
+        push->depth = 1;
+        call(c, &s, 3, t + 800, t + 810, 1, 0);
         char name[64];
         snprintf(name, sizeof name, "host.%d.cutap", 500 + rank);
         write_file(f, dir, name);

@@ -390,7 +390,7 @@ int main(int argc, char **argv)
             printf("%-6s %11.1f ns %+8.1f ns %11.1f ns %+8.1f ns\n", mode_name[m], mt[m], mt[m] - mt[BARE], mp[m],
                    mp[m] - mp[BARE]);
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
-    if (t > 0 && s > 0)
+    if (t > 0 && s > 0 && nctx[CUPTI])
         printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);
     /* issue #13's targets */
     double clk = tsc_read_ns();

@@ -26,6 +26,7 @@ modes=${RTLAUNCH_MODES:-bare tgpu tgpunr gpuref trace}
 P="taskset -c ${RTLAUNCH_PIN:-4-7}"
 $P true 2>/dev/null || P=
 declare -A CPU WALL
+failed=0
 for c in $(seq "$cycles"); do
   for m in $modes; do
     case $m in
@@ -37,14 +38,17 @@ for c in $(seq "$cycles"); do
       trace) out=$($P $C trace -o "$T/t$c$m" -- $B/rtlaunch 2>/dev/null) ;;
       *) echo "unknown mode $m"; exit 2 ;;
     esac
+    rc=$?
     read -r tag cpu wall <<<"$(echo "$out" | grep '^rtlaunch')"
-    [ "$tag" = rtlaunch ] || { echo "$m: $out"; continue; }
+    # a run that failed (cutap's status too) is left out, and said
+    [ $rc = 0 ] && [ "$tag" = rtlaunch ] || { echo "$m: failed (status $rc): $out"; failed=1; continue; }
     CPU[$m]="${CPU[$m]:-} $cpu"; WALL[$m]="${WALL[$m]:-} $wall"
   done
 done
 med() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 rng() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk 'NR == 1 {a = $1} {b = $1} END {printf "%s..%s", a, b}'; }
 bc=$(med ${CPU[bare]:-}) bw=$(med ${WALL[bare]:-})
+[ -n "${CPU[bare]:-}" ] || bc=nan bw=nan   # no bare run: nothing is "added" (awk prints nan)
 printf '%-8s %12s %10s %18s %12s %10s\n' mode "thread CPU" added "(min..max)" wall added
 for m in $modes; do
   [ -n "${CPU[$m]:-}" ] || continue
@@ -52,3 +56,4 @@ for m in $modes; do
   awk -v m=$m -v c="$c" -v bc="$bc" -v r="($(rng ${CPU[$m]}))" -v w="$w" -v bw="$bw" \
     'BEGIN {printf "%-8s %9.1f ns %+8.1f %18s %9.1f ns %+8.1f\n", m, c, c - bc, r, w, w - bw}' 
 done
+[ $failed = 0 ] || { echo "SOME RUNS FAILED: left out above"; exit 1; }

@@ -129,9 +129,11 @@ static int publish(const char *tmp, const char *out, int force)
     return 0;
 }
 
-/* The name made durable too: the directory holding it synced (where the
- * file system can; helper-35). */
-static void sync_dir_of(const char *out)
+/* The name made durable too: the directory holding it synced (helper-35).
+ * A file system that cannot sync a directory (EINVAL, EROFS) is left as it
+ * is; another failure is said (the file is published: a warning). Also the
+ * Parquet export's (parquet.c). */
+void export_sync_dir_of(const char *out)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", out);
@@ -144,7 +146,9 @@ static void sync_dir_of(const char *out)
         snprintf(dir, sizeof dir, ".");
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
-        fsync(fd);
+        if (fsync(fd) && errno != EINVAL && errno != EROFS)
+            fprintf(stderr, "cutap export: warning: %s written, but its directory %s could not be synced: %s\n", out,
+                    dir, strerror(errno));
         close(fd);
     }
 }
@@ -226,7 +230,8 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
             pthread_cond_signal(&o->more);
             pthread_mutex_unlock(&o->lock);
             if (failed) {
-                o->werr = failed;
+                if (!o->werr)
+                    o->werr = failed;
                 errno = failed;
                 return 0;   /* the stream's error (a negative count made glibc 2.36's fwrite
                                of more than its buffer copy past the buffer: a crash, seen
@@ -346,7 +351,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         unlink(tmp_path);
     tmp_live = 0;
     if (ok)
-        sync_dir_of(out);
+        export_sync_dir_of(out);
     tr_progress_done(tr);
     catch_signals(0);
     return ok ? 0 : -1;

@@ -109,4 +109,7 @@ void put_us(FILE *f, uint64_t ns);
 /* A process's losses as JSON members (no braces). */
 void json_loss(FILE *f, const struct tr_proc *p, const char *loss);
 
+/* cmd_export.c: the directory holding a published output synced */
+void export_sync_dir_of(const char *out);
+
 #endif

@@ -536,6 +536,7 @@ static int publish_dir(const char *tmp, const char *out, int force)
     }
     if (*old)
         remove_export(old, 0);
+    export_sync_dir_of(out);
     return 0;
 }
 

@@ -127,7 +127,12 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         taken_over(taken);
         return CUTAP_PROCEED;
     }
-    int refused = CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call->id);
+    /* (CUTAP_GPU_DIAG=nort: no runtime function's callback was asked for,
+     * as if each were refused: its work is joined through its driver call's,
+     * and said unjoined where that is refused too) */
+    int refused = (CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call->id)) ||
+                  (CUTAP_UNLIKELY(diag_nort) && call->layer == CUTAP_LAYER_RUNTIME &&
+                   atomic_load_explicit(&join_cb, memory_order_relaxed) == JOIN_ON);
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;

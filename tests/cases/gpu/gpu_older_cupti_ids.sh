@@ -64,6 +64,14 @@ T_GPU_NO_DRIVER_EX_GRAPH=1 FAKE_CUPTI_CBID_MAX=513,310 gpu_run rr 5 2 || { say "
 gpu_sum rr && rep rr || exit 1
 gpu_is rr unjoined 30 && gpu_is rr bits 'ASKED|STARTED|FLUSHED|CALLBACKS|UNKNOWN_IDS' || exit 1
 unknown_said rr || { say "  rr: the unknown functions not said"; head -4 "$WORK/rr.rep" >&2; exit 1; }
+# the same with the runtime's callbacks not asked for (CUTAP_GPU_DIAG=nort)
+# and only the driver's graph launch refused: as if every runtime function
+# were (helper-36: unjoined, and not said)
+T_GPU_NO_DRIVER_EX_GRAPH=1 FAKE_CUPTI_CBID_MAX=513,9999 CUTAP_GPU_DIAG=nort gpu_run rn 5 2 ||
+    { say "  rn: cutap trace failed"; exit 1; }
+gpu_sum rn && rep rn || exit 1
+gpu_is rn unjoined 30 && gpu_is rn bits 'ASKED|STARTED|FLUSHED|CALLBACKS|UNKNOWN_IDS' || exit 1
+unknown_said rn || { say "  rn: the unknown functions not said"; head -4 "$WORK/rn.rep" >&2; exit 1; }
 # the refused functions' calls made but skipped by fault injection (they
 # enqueue nothing): nothing unjoined, nothing said
 rm -rf "$WORK/i"

@@ -8,7 +8,9 @@
 # whose all-reduces each hold an NVTX range of the same name, as NCCL
 # 2.28's do (mk_trace ncclranks): the collectives are paired call with
 # call, the ranges left out (the query without its layer condition paired
-# ranges in between: 6 rows). Skipped (77) without libduckdb.so.
+# ranges in between: 6 rows), and their synchronization counted once (a
+# range of the same name inside it: query 4 without its layer condition
+# counted 2). Skipped (77) without libduckdb.so.
 . "$(dirname "$0")/../../lib/init.sh"
 
 command -v python3 >/dev/null || exit 77
@@ -52,8 +54,11 @@ n=$(awk -F'\t' '$1 == "ncclAllReduce" && $3 == 2 && $4 >= 0 && $5 != $6' "$WORK/
 mkdir -p "$WORK/nr" && "$MK" ncclranks "$WORK/nr" && "$CUTAP" export --format parquet -o "$WORK/nrout" "$WORK/nr" || exit 1
 queries "$WORK/nrout" "$WORK/nr"
 n=$(awk -F'\t' '$1 == "ncclAllReduce" && $3 == 2 && $4 == 500 && $5 == 0 && $6 == 1' "$WORK/nr2" | wc -l)
-[ "$n" = 3 ] && [ "$(wc -l <"$WORK/nr2")" = 3 ] ||
-    { say "  query 2 on ranges named as their calls: want 3 rows, spread 500 ns, rank 0 first:"; cat "$WORK/nr2" >&2; exit 1; }
+[ "$n" = 3 ] && [ "$(wc -l <"$WORK/nr2")" = 4 ] && grep -q "^cudaStreamSynchronize	1	2	0	" "$WORK/nr2" ||
+    { say "  query 2 on ranges named as their calls: want 3 all-reduces (spread 500 ns, rank 0 first) and 1 sync:"; cat "$WORK/nr2" >&2; exit 1; }
+# query 4: each rank's one synchronization of 1 us, its range left out
+[ "$(sort "$WORK/nr4" | tr '\t\n' ' |')" = "0 1000 1|1 1000 1|" ] ||
+    { say "  query 4 counts the ranges as synchronization:"; cat "$WORK/nr4" >&2; exit 1; }
 grep -q "^0	ncclAllReduce	3	" "$WORK/nr1" && grep -q "^1	ncclAllReduce	3	" "$WORK/nr1" ||
     { say "  query 1 counts the ranges as calls:"; cat "$WORK/nr1" >&2; exit 1; }
 exit 0
