@@ -4,15 +4,29 @@
  * CUTAP_TEST_FDATASYNC_FAIL=N:E the Nth fdatasync. Counted over all
  * threads (the parallel formatters' workers write). With
  * CUTAP_TEST_WRITE_LOG=FILE, the bytes of those large writes that went
- * through are written there at exit ("bytes N"). */
+ * through and the fsyncs of directories are written there at exit
+ * ("bytes N", "dirsyncs N"). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static unsigned long long big_bytes;   /* large writes' bytes that went through */
+static unsigned long dir_syncs;        /* fsyncs of directories */
+
+int fsync(int fd)
+{
+    static int (*real)(int);
+    if (!real)
+        real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    struct stat st;
+    if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
+        __atomic_add_fetch(&dir_syncs, 1, __ATOMIC_RELAXED);
+    return real(fd);
+}
 
 static long nth(const char *var, int *err)
 {
@@ -46,7 +60,8 @@ __attribute__((destructor)) static void log_bytes(void)
     const char *path = getenv("CUTAP_TEST_WRITE_LOG");
     FILE *f = path && *path ? fopen(path, "a") : NULL;
     if (f) {
-        fprintf(f, "bytes %llu\n", __atomic_load_n(&big_bytes, __ATOMIC_RELAXED));
+        fprintf(f, "bytes %llu\ndirsyncs %lu\n", __atomic_load_n(&big_bytes, __ATOMIC_RELAXED),
+                __atomic_load_n(&dir_syncs, __ATOMIC_RELAXED));
         fclose(f);
     }
 }

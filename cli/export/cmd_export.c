@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio_ext.h>
@@ -135,15 +136,9 @@ static int publish(const char *tmp, const char *out, int force)
  * Parquet export's (parquet.c). */
 void export_sync_dir_of(const char *out)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        slash[1] = 0;   /* "/name": the root */
-    else if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", out);
+    const char *dir = dirname(buf);   /* ("x": ".", "/x": "/") */
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
         if (fsync(fd) && errno != EINVAL && errno != EROFS)

@@ -185,11 +185,17 @@ __attribute__((noinline, cold)) void *rec_lost_call(void)
  * counter entries, from which `trace --print` takes the rate while the
  * program runs, are taken so too (they were plain: under load --print's
  * durations differed from dump's by 0.2 %, trace_print); a chunk is taken
- * every few thousand calls, beside a prctl and an madvise. */
+ * every few thousand calls, beside a prctl and an madvise. Only where the
+ * clock is the time-stamp counter: a clock made of CLOCK_MONOTONIC (ns, or
+ * turned into ticks where the counter was forbidden) needs one try, and
+ * there a slow clock_gettime (a host without a usable TSC: a system call)
+ * would take all 16. */
 void rec_clock_pair(uint64_t *clk, uint64_t *mono)
 {
+    int rclk = __atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED);
+    int tries = rclk == CUTAP_RCLK_TSC || rclk == CUTAP_RCLK_DIAG ? 16 : 1;
     uint64_t best = UINT64_MAX;
-    for (int i = 0; i < 16 && best > 250; i++) {
+    for (int i = 0; i < tries && best > 250; i++) {
         uint64_t m0 = cutap_now_ns(), c = cutap_rec_clock_for_pair(), m1 = cutap_now_ns();
         if (m1 - m0 < best) {
             best = m1 - m0;

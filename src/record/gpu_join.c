@@ -37,15 +37,24 @@ static _Atomic int32_t start_tid;   /* the thread subscribing (JOIN_STARTING, JO
  * yield to the program's subscription: one at a time, refusing_lock), read
  * by every enqueuing call. */
 #define REFUSED_MAX 32
+/* nrefused's high bit: no runtime function's callback was asked for
+ * (CUTAP_GPU_DIAG=nort, joined through callbacks): each as if refused,
+ * its work joined through its driver call's callback, and said unjoined
+ * where that one is refused too. One word for both, so that an enqueuing
+ * call reads one (0: nothing refused). */
+#define REFUSE_RUNTIME (1u << 31)
 static _Atomic uint32_t refused_id[REFUSED_MAX];
 static _Atomic unsigned nrefused;
 static _Atomic int refusing_lock;
 
-static int is_refused(uint32_t id)
+static int is_refused(const cutap_call_t *call)
 {
     unsigned n = atomic_load_explicit(&nrefused, memory_order_acquire);
+    if ((n & REFUSE_RUNTIME) && call->layer == CUTAP_LAYER_RUNTIME)
+        return 1;
+    n &= ~REFUSE_RUNTIME;
     for (unsigned i = 0; i < n; i++)
-        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id)
+        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == call->id)
             return 1;
     return 0;
 }
@@ -127,12 +136,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         taken_over(taken);
         return CUTAP_PROCEED;
     }
-    /* (CUTAP_GPU_DIAG=nort: no runtime function's callback was asked for,
-     * as if each were refused: its work is joined through its driver call's,
-     * and said unjoined where that is refused too) */
-    int refused = (CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call->id)) ||
-                  (CUTAP_UNLIKELY(diag_nort) && call->layer == CUTAP_LAYER_RUNTIME &&
-                   atomic_load_explicit(&join_cb, memory_order_relaxed) == JOIN_ON);
+    int refused = CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call);
     uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
@@ -257,6 +261,7 @@ static int let_go(int from)
         return 0;
     C.unsubscribe(cb_sub);
     cb_sub = NULL;
+    atomic_fetch_and(&nrefused, ~REFUSE_RUNTIME);   /* (the external ids' API records: the runtime's too) */
     atomic_store(&join_cb, JOIN_OFF);
     return 1;
 }
@@ -265,8 +270,9 @@ static int let_go(int from)
  * (sub: cutap's subscriber) or, without sub, its API records. An id this
  * CUPTI refuses with CUPTI_ERROR_INVALID_PARAMETER is taken for one it
  * does not know (CUPTI documents that result for an invalid id of the
- * callback API; for the API records' functions this is assumed, as the
- * fake models it: no CUPTI older than 13.0 ran on a GPU here) and left
+ * callback API, and CUPTI 11.8 and 12.4 gave it for the batched copies'
+ * on an H200; for the API records' functions this is assumed, as the
+ * fake models it: 11.8 and 12.4 have no such functions) and left
  * out (the refused list above); the others are kept. CUPTI's result: any other
  * refusal, or not one driver id known (the caller then joins another way,
  * and nothing is taken as refused). */
@@ -306,7 +312,7 @@ static int enable_ids(void *sub)
         if (r == CUPTI_OK) {
             for (unsigned k = 0; k < nlist; k++)
                 atomic_store_explicit(&refused_id[k], list[k], memory_order_relaxed);
-            atomic_store_explicit(&nrefused, nlist, memory_order_release);
+            atomic_store_explicit(&nrefused, nlist | (sub && diag_nort ? REFUSE_RUNTIME : 0), memory_order_release);
         }
         atomic_store(&refusing_lock, 0);
     }

@@ -2,7 +2,8 @@
 # The file exports of a trace large enough for the parallel formatting
 # (its workers write the output) and for the write-behind syncer (a
 # thread of its own making each 8 MiB durable while the rest is written):
-# one thread and four give the same bytes; a write that fails half-way
+# one thread and four give the same bytes, the directory synced after the
+# rename; a write that fails half-way
 # (ulimit -f: EFBIG, never a signal) fails the export with the reason,
 # exit 1, and leaves neither the output nor its temporary file, on one
 # thread and on four. The same for one write failing alone (ENOSPC, made
@@ -14,8 +15,12 @@
 "$CUTAP" trace -o "$WORK/t" -- "$T/t_record" many 120000 >/dev/null 2>&1 || { say "  trace failed"; exit 1; }
 for f in jsonl perfetto perfetto-proto; do
     for th in 1 4; do
-        CUTAP_THREADS=$th "$CUTAP" export --format $f -o "$WORK/out.$f.$th" "$WORK/t" 2>"$WORK/err" ||
+        rm -f "$WORK/wlog"
+        CUTAP_TEST_WRITE_LOG="$WORK/wlog" LD_PRELOAD="$T/libwritefail.so" CUTAP_THREADS=$th \
+            "$CUTAP" export --format $f -o "$WORK/out.$f.$th" "$WORK/t" 2>"$WORK/err" ||
             { say "  export $f, $th threads, failed: $(cat "$WORK/err")"; exit 1; }
+        # the published name made durable: its directory synced
+        grep -q '^dirsyncs [1-9]' "$WORK/wlog" || { say "  $f, $th threads: the directory was not synced"; exit 1; }
     done
     cmp -s "$WORK/out.$f.1" "$WORK/out.$f.4" || { say "  $f: four threads wrote other bytes than one"; exit 1; }
     size=$(stat -c %s "$WORK/out.$f.1")
