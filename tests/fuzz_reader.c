@@ -157,11 +157,58 @@ static int run_cmd(int (*fn)(int, char **), int argc, const char *const *args)
     return rc;
 }
 
-static unsigned long loaded, rejected, damaged;
+static unsigned long loaded, rejected, damaged, differed;
+
+/* Issue #27: the scan's chunk summaries made on two threads
+ * (cli/read/prescan.c; CUTAP_TEST_SCAN_WINDOW=1, set in main: a window of
+ * one chunk) must load what the scan alone loads (CUTAP_THREADS=1):
+ * calls, runs, threads, names, ids and problems. 0: the same. */
+static int loads_differ(const char *path)
+{
+    struct trace a, b;
+    setenv("CUTAP_THREADS", "1", 1);
+    int ra = tr_load(&a, path);
+    unsetenv("CUTAP_THREADS");
+    int rb = tr_load(&b, path);
+    int d = ra != rb;
+    if (!d && !ra) {
+        d = a.nprocs != b.nprocs || a.ncalls != b.ncalls || a.nruns != b.nruns || a.nthreads != b.nthreads ||
+            a.nnames != b.nnames || a.problems != b.problems || a.id_unknown != b.id_unknown ||
+            a.ncounters != b.ncounters;
+        for (size_t i = 0; !d && i < a.nruns; i++) {
+            const struct tr_run *x = &a.runs[i], *y = &b.runs[i];
+            d = x->off != y->off || x->end != y->end || x->runno != y->runno || x->seq0 != y->seq0 ||
+                x->proc != y->proc || x->thread != y->thread || x->count != y->count;
+        }
+        for (size_t i = 0; !d && i < a.nthreads; i++)
+            d = a.threads[i].proc != b.threads[i].proc || a.threads[i].tid != b.threads[i].tid ||
+                a.threads[i].nrun != b.threads[i].nrun;
+        for (size_t i = 0; !d && i < a.nnames; i++)
+            d = strcmp(a.names[i].name, b.names[i].name) || a.names[i].layer != b.names[i].layer;
+        for (size_t i = 0; !d && i < a.nprocs; i++) {
+            const struct tr_proc *x = &a.procs[i], *y = &b.procs[i];
+            d = x->nids != y->nids || x->call_layers != y->call_layers || x->idcap != y->idcap;
+            for (size_t k = 0; !d && k < x->idcap; k++)
+                d = x->idmap[k].id != y->idmap[k].id || x->idmap[k].name1 != y->idmap[k].name1 ||
+                    x->idmap[k].used != y->idmap[k].used;
+        }
+    }
+    if (!ra)
+        tr_free(&a);
+    if (!rb)
+        tr_free(&b);
+    return d;
+}
 
 static void run_one(const char *path, FILE *devnull)
 {
     struct trace tr;
+    if (loads_differ(path)) {
+        differed++;
+        fprintf(log_f, "fuzz: iteration %lu: the scan with chunk summaries loaded another trace than the scan alone\n",
+                iter_now);
+        abort();
+    }
     if (tr_load(&tr, path) == 0) {
         loaded++;
         damaged += tr.problems > 0;
@@ -233,6 +280,7 @@ int main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
+    setenv("CUTAP_TEST_SCAN_WINDOW", "1", 1);   /* (chunk summaries on every file of two chunks or more) */
     base_seed = strtoull(argv[optind], NULL, 0);
     unsigned long iters = strtoul(argv[optind + 1], NULL, 0);
     fz_nseeds = (size_t)(argc - optind - 2);

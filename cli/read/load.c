@@ -259,7 +259,7 @@ void rd_fill_call_named(const struct tr_proc *p, const struct cutap_rec_call *r,
  * *data_end the end of that data: a sparse file's holes (zeros never
  * written, which read as chunks never taken) are skipped, not read.
  * Without a file descriptor (or SEEK_DATA), every chunk. */
-static size_t next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end)
+size_t rd_next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end)
 {
     for (;;) {
         off_t off = (off_t)h->header_size + (off_t)ci * h->chunk_size;
@@ -414,7 +414,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
     int overflow = 0;
     off_t data_end = 0;
     size_t released = 0;   /* chunks before this one are dropped from memory */
-    for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
+    struct rd_prescan *ps = rd_prescan_start(p->map, h, fd, nchunks, RELEASE_BYTES / 4);
+    for (size_t ci = 0; (ci = rd_next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
         const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
         if (p->mapped && (ci - released) * h->chunk_size >= RELEASE_BYTES) {
             /* the pages already read, every 16 MiB: a scan holds no more */
@@ -488,6 +489,23 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             continue;
         }
         size_t cur = SIZE_MAX;   /* the run this chunk's calls go to (index into tr->runs) */
+        const struct rd_chunk_sum *sum = ps && ch->type == CUTAP_CHUNK_RECORDS ? rd_prescan_get(ps, ci) : NULL;
+        if (sum) {   /* its calls all well formed (prescan.c): as the loop below would take them */
+            for (unsigned k = 0; k < sum->nids; k++)
+                id_note(p, sum->ids[k], &nunnamed, &overflow);
+            if (sum->calls) {
+                tr->runs = rd_grow(tr->runs, &tr->cap_runs, tr->nruns + 1, sizeof *tr->runs);
+                tr->runs[tr->nruns++] = (struct tr_run){.off = (size_t)(c - p->map) + (size_t)sum->first * CUTAP_SLOT,
+                                                        .end = (size_t)(c - p->map) + h->chunk_size,
+                                                        .runno = run,
+                                                        .seq0 = tr->ncalls,
+                                                        .proc = pi,
+                                                        .thread = ti,
+                                                        .count = sum->calls};
+                tr->ncalls += sum->calls;
+            }
+            continue;
+        }
         for (size_t s = 1; s < slots;) {
             const struct cutap_rec_call *r = (const void *)(c + s * CUTAP_SLOT);
             if (!r->kind)
@@ -575,6 +593,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
     for (size_t i = 0; i < nrc; i++)
         add_counter(tr, p, rc[i].k, rc[i].id, rc[i].thread);
     free(rc);
+    rd_prescan_stop(ps);
     release_pages(p);   /* what the scan read is not kept in memory */
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "trace_read.h"
 
@@ -96,6 +97,30 @@ void rd_fill_call_named(const struct tr_proc *p, const struct cutap_rec_call *r,
 void rd_build_ranges(struct trace *tr);
 /* An iteration; mode 1: the calls alone, parents from depths (no ranges). */
 void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode);
+
+/* The next chunk from ci whose first byte holds data (SEEK_DATA; fd < 0:
+ * every chunk), *data_end the end of that data (0 at first). */
+size_t rd_next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end);
+
+/* --- prescan.c: the scan's record chunks summarised on two threads ------ */
+
+#define RD_SUM_IDS 32
+struct rd_chunk_sum {          /* a record chunk whose records are all well-formed calls */
+    uint32_t calls, first;     /* its call records; the slot of the first */
+    uint8_t fast;              /* 1: this summary; 0: the scan reads the chunk record by record */
+    uint8_t nids;
+    uint32_t ids[RD_SUM_IDS];  /* the ids of its calls, in order of first use */
+};
+struct rd_prescan;
+/* Summaries of a file's chunks made ahead by a helper, in windows of
+ * window_bytes; NULL where that cannot gain (one CPU, CUTAP_THREADS=1, a
+ * file of one window) or cannot start: the scan reads every chunk itself. */
+struct rd_prescan *rd_prescan_start(const uint8_t *map, const struct cutap_file_header *h, int fd, size_t nchunks,
+                                    size_t window_bytes);
+/* Chunk ci's summary (chunks asked for in increasing order), or NULL:
+ * read it record by record. */
+const struct rd_chunk_sum *rd_prescan_get(struct rd_prescan *ps, size_t ci);
+void rd_prescan_stop(struct rd_prescan *ps);
 
 /* --- arithmetic on a file's numbers (a damaged file must not overflow) -- */
 
