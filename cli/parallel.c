@@ -15,14 +15,16 @@
  * shared caches (cli/symbols.c): a trace with stacks is formatted on the
  * calling thread.
  *
- * Where the workers and the reading thread are more than the CPUs the
- * command may use (the 2-core machines: two workers and the reader), the
- * workers run at a lower priority (nice + WORKER_NICE), so that the
- * reading thread, which every block waits for, keeps a CPU of its own and
- * the workers share what is left: at equal priority the scheduler gave
- * each of the three two thirds of a CPU, and the reader's share set the
- * pace (docs/BENCHMARKS.md: dump of 3 M calls 0.47 -> 0.37 s, the same CPU
- * time). */
+ * The calling thread counts as one of the threads (CUTAP_THREADS=N: N - 1
+ * workers): where formatters keep their state per thread (init), it
+ * formats a block itself whenever it would otherwise wait for the workers
+ * (all blocks in flight, or the end reached), so that on 2 CPUs one
+ * worker and the reader share the work without a third thread competing
+ * for them (issue #27: two workers and the reader on 2 CPUs each got two
+ * thirds of one, and the reader's share set the pace; lowering the
+ * workers' priority instead gave the reader its CPU on an idle machine
+ * but made dump 3 times slower next to any other busy process, which then
+ * took the workers' share). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -31,13 +33,11 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 #define BLOCK 4096
-#define WORKER_NICE 10
 struct block {
     struct tr_call calls[BLOCK];
     size_t index[BLOCK];       /* the iterator's index of each (parents name index + 1) */
@@ -60,7 +60,7 @@ struct pool {
     int failed;                /* a block could not be formatted (memory): nothing more is written */
     int out_err;               /* the output's errno once a write failed (EPIPE: nobody reads) */
     int done;                  /* no more blocks */
-    int lower;                 /* the workers lower their priority (more threads than CPUs) */
+    unsigned helped;           /* blocks the calling thread formatted */
     const struct cli_par *par;
 };
 
@@ -78,11 +78,11 @@ unsigned cli_par_workers(const struct trace *tr)
             return 0;
     const char *e = getenv("CUTAP_THREADS");
     long n = e && *e ? strtol(e, NULL, 10) : cpus_usable();
-    if (!(e && *e) && n > 8)
-        n = 8;   /* by default: more were not faster on the 16-core GPU hosts */
+    if (!(e && *e) && n > 9)
+        n = 9;   /* by default: more were not faster on the 16-core GPU hosts */
     if (n <= 1 || tr->ncalls < 2 * BLOCK)
         return 0;
-    return n > 32 ? 32 : (unsigned)n;
+    return n > 33 ? 32 : (unsigned)n - 1;   /* (the calling thread is one of them) */
 }
 
 /* The blocks formatted, oldest first, written out (a worker, the lock
@@ -120,16 +120,23 @@ static void drain(struct pool *p)
     p->writing = 0;
 }
 
+/* Block b formatted with w's state (the lock not held; b taken). */
+static void format_block(const struct cli_par *par, void *w, struct block *b, int *bad)
+{
+    rewind(b->f);
+    for (unsigned i = 0; i < b->n; i++)
+        par->fmt(w, b->f, &b->calls[i], b->index[i], b->first + i);
+    if (par->block_end)
+        par->block_end(w, b->f);
+    *bad = fflush(b->f) || ferror(b->f);
+}
+
 static void *worker(void *arg)
 {
     struct pool *p = arg;
     const struct cli_par *par = p->par;
-    if (p->lower) {   /* (nice is a thread's own on Linux; failing, it stays as it is) */
-        errno = 0;
-        int now = getpriority(PRIO_PROCESS, (id_t)gettid());
-        if (!errno && now < 19)
-            setpriority(PRIO_PROCESS, (id_t)gettid(), now + WORKER_NICE > 19 ? 19 : now + WORKER_NICE);
-    }
+    const char *late = getenv("CUTAP_TEST_WORKER_DELAY_US");   /* (the tests: each block late, the calling thread helps) */
+    useconds_t delay = late ? (useconds_t)strtoul(late, NULL, 10) : 0;
     void *w = par->init ? par->init(par->arg) : par->arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
@@ -143,12 +150,10 @@ static void *worker(void *arg)
         b->state = 2;
         p->next_take++;
         pthread_mutex_unlock(&p->lock);
-        rewind(b->f);
-        for (unsigned i = 0; i < b->n; i++)
-            par->fmt(w, b->f, &b->calls[i], b->index[i], b->first + i);
-        if (par->block_end)
-            par->block_end(w, b->f);
-        int bad = fflush(b->f) || ferror(b->f);
+        if (delay)
+            usleep(delay);
+        int bad;
+        format_block(par, w, b, &bad);
         pthread_mutex_lock(&p->lock);
         b->state = bad ? 4 : 3;
         drain(p);
@@ -157,6 +162,30 @@ static void *worker(void *arg)
     if (par->fini)
         par->fini(w);
     return NULL;
+}
+
+/* The calling thread, the lock held, instead of waiting: formats the
+ * oldest block filled and not taken, if there is one and the formatters
+ * keep their state per thread (*w: its own, made on first use); 1 if it
+ * did (the lock let go meanwhile), 0: wait. */
+static int help(struct pool *p, void **w)
+{
+    const struct cli_par *par = p->par;
+    struct block *b = &p->blocks[p->next_take % p->nblocks];
+    if (!par->init || p->next_take >= p->filled || b->state != 1)
+        return 0;
+    b->state = 2;
+    p->next_take++;
+    p->helped++;
+    pthread_mutex_unlock(&p->lock);
+    if (!*w)
+        *w = par->init(par->arg);
+    int bad;
+    format_block(par, *w, b, &bad);
+    pthread_mutex_lock(&p->lock);
+    b->state = bad ? 4 : 3;
+    drain(p);
+    return 1;
 }
 
 static void pool_free(struct pool *p, pthread_t *th)
@@ -177,8 +206,7 @@ static void pool_free(struct pool *p, pthread_t *th)
 static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
 {
     int err0 = errno;   /* (a write of the caller's that failed before: its errno, most likely) */
-    long ncpu = cpus_usable();
-    struct pool p = {.par = par, .nblocks = 2 * nw + 2, .lower = ncpu > 0 && (long)nw + 1 > ncpu};
+    struct pool p = {.par = par, .nblocks = 2 * nw + 2};
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.ready, NULL);
     pthread_cond_init(&p.formatted, NULL);
@@ -203,6 +231,7 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
         return 1;
     }
     size_t kept = 0;
+    void *mine = NULL;   /* this thread's formatter state, once it helps */
     struct tr_iter it;
     tr_iter_init(&it, par->tr, par->what);
     pthread_mutex_lock(&p.lock);
@@ -214,7 +243,8 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
         struct block *b = &p.blocks[p.filled % p.nblocks];
         pthread_mutex_lock(&p.lock);
         while (b->state != 0)   /* written out (drain) before its slot is filled again */
-            pthread_cond_wait(&p.formatted, &p.lock);
+            if (!help(&p, &mine))
+                pthread_cond_wait(&p.formatted, &p.lock);
         int stop = p.failed || p.out_err;
         pthread_mutex_unlock(&p.lock);
         if (stop)
@@ -238,13 +268,18 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     pthread_mutex_lock(&p.lock);
     p.done = 1;
     pthread_cond_broadcast(&p.ready);
-    while (p.next_write < p.filled)   /* the rest, written by the workers */
-        pthread_cond_wait(&p.formatted, &p.lock);
+    while (p.next_write < p.filled)   /* the rest, written by the workers (and this thread) */
+        if (!help(&p, &mine))
+            pthread_cond_wait(&p.formatted, &p.lock);
+    if (getenv("CUTAP_TEST_WORKER_DELAY_US"))
+        fprintf(stderr, "cutap: %s: the calling thread formatted %u of %zu blocks\n", par->what, p.helped, p.filled);
     failed = p.failed;
     *err = p.out_err;
     pthread_mutex_unlock(&p.lock);
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    if (mine && par->fini)
+        par->fini(mine);
     tr_iter_free(&it);
     pool_free(&p, th);
     if (failed)

@@ -16,10 +16,17 @@
  * window more than before, inside the 16 MiB the scan keeps before it
  * drops its pages (measured: the same peak RSS).
  *
- * Only where it can gain: two CPUs or more, CUTAP_THREADS not 1, and a
- * file of at least two windows (CUTAP_TEST_SCAN_WINDOW: a window of that
- * many chunks, for the tests, on small files). A helper that cannot be
- * started leaves the scan to itself. */
+ * Chunks with metas among their records (the GPU correlation pairs of a
+ * --gpu trace, a thread's names, a chunk's tail passed to another thread)
+ * are read record by record: the summaries gain on the plain chunks of
+ * calls that most of a long trace is.
+ *
+ * Only where it can gain: two threads (CUTAP_THREADS not 1; by default two
+ * CPUs or more), a file of at least two windows, and chunks no larger than
+ * a window (a helper a 64 MiB chunk ahead would map 64 MiB more)
+ * (CUTAP_TEST_SCAN_WINDOW: a window of that many chunks, for the tests,
+ * on small files). A helper that cannot be started leaves the scan to
+ * itself. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +37,10 @@
 #include "read_internal.h"
 
 #define DEPTH 2   /* windows in flight: the scan's and the next */
+/* The calling thread takes the even windows, the helper the odd ones:
+ * with two slots each slot has one writer (rd_prescan_get writes the even
+ * one without the lock). */
+_Static_assert(DEPTH == 2, "one slot for the even windows, one for the odd");
 
 struct rd_prescan {
     const uint8_t *map;
@@ -124,6 +135,8 @@ struct rd_prescan *rd_prescan_start(const uint8_t *map, const struct cutap_file_
     cpu_set_t cpus;
     long ncpu = !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
     if ((e && *e ? strtol(e, NULL, 10) : ncpu) < 2)
+        return NULL;
+    if (!(t && *t) && h->chunk_size > window_bytes)
         return NULL;
     size_t wchunks = t && *t ? strtoul(t, NULL, 10) : window_bytes / h->chunk_size;
     if (!wchunks)

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Issue #27: the readers' formatting threads (cli/parallel.c). The calling
+# thread, which reads the trace, counts as one of them: CUTAP_THREADS=N
+# makes N - 1 workers, the default one thread per CPU the command may use
+# (at most 9), so that on 2 CPUs one worker and the reader share them.
+# Whenever the reader would wait for the workers it formats a block itself
+# (dump, the JSON lines and Perfetto JSON exports, whose formatters keep
+# their state per thread; never perfetto-proto, whose encoder is one):
+# with the workers made slow (CUTAP_TEST_WORKER_DELAY_US: 20 ms before
+# each block; the command then says how many blocks the calling thread
+# formatted) it formats some and the workers the others, and the output
+# is byte for byte the one thread's. No
+# thread changes its priority (an earlier build lowered the workers',
+# which made dump 3 times slower next to any busy process): each thread's
+# nice, read in /proc while a dump is held on a full pipe, is the
+# command's, and the threads are as many as said.
+. "$(dirname "$0")/../../lib/init.sh"
+
+"$CUTAP" trace -o "$WORK/t" -- sh -c "$T/t_record mix 30000; $T/t_nvtx; $T/t_record kernels" >/dev/null 2>"$WORK/t.err" \
+    || { say "  traced run failed"; exit 1; }
+
+# "N nice" for each of PID's threads
+nices() {
+    local s
+    for s in /proc/"$1"/task/*/stat; do
+        sed -n 's/^[0-9]* (.*) \(.*\)$/\1/p' "$s" 2>/dev/null | awk '{print $17}'
+    done
+}
+# dump with ENV... into a pipe nobody reads (held once the pipe is full):
+# its threads' nice values, one a line, once they stay the same for a second
+held_dump() {
+    local fifo=$WORK/fifo pid i prev= now=
+    rm -f "$fifo"
+    mkfifo "$fifo" || return 1
+    exec 3<>"$fifo"   # (opened for reading and writing: it does not wait for a reader, and nothing reads)
+    env "$@" "$CUTAP" dump "$WORK/t" >"$fifo" 2>"$WORK/held.err" &
+    pid=$!
+    for i in $(seq 100); do
+        sleep 0.1
+        now=$(nices "$pid" | sort -n)
+        [ -n "$now" ] && [ "$now" = "$prev" ] && [ "$i" -ge 10 ] && break
+        prev=$now
+    done
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    exec 3<&-
+    printf '%s\n' "$now"
+}
+base=$(nice) fails=0
+cpus=$(nproc)
+for th in 2 3 ""; do
+    want=${th:-$((cpus > 9 ? 9 : cpus))}
+    [ "$want" -ge 2 ] || want=1
+    got=$(held_dump ${th:+CUTAP_THREADS=$th})
+    n=$(printf '%s\n' "$got" | grep -c .)
+    other=$(printf '%s\n' "$got" | grep -vcx -- "$base")
+    if [ "$n" != "$want" ] || [ "$other" != 0 ]; then
+        say "  CUTAP_THREADS=${th:-(default, $cpus CPUs)}: $n threads (expected $want), nice values: $(echo $got) (the command's: $base)"
+        fails=$((fails + 1))
+    else
+        echo "CUTAP_THREADS=${th:-(default, $cpus CPUs)}: $n threads, all at nice $base"
+    fi
+done
+
+# the calling thread formats when the workers are late: the same bytes
+CUTAP_THREADS=1 "$CUTAP" dump "$WORK/t" >"$WORK/one.dump" 2>/dev/null || { say "  dump failed"; exit 1; }
+for fmt in jsonl perfetto perfetto-proto; do
+    rm -f "$WORK/one.$fmt"
+    CUTAP_THREADS=1 "$CUTAP" export --format $fmt -o "$WORK/one.$fmt" "$WORK/t" 2>/dev/null || { say "  export $fmt failed"; exit 1; }
+done
+for th in 2 3; do
+    for what in dump jsonl perfetto perfetto-proto; do
+        rm -f "$WORK/late.$what"
+        if [ $what = dump ]; then
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th "$CUTAP" dump "$WORK/t" >"$WORK/late.$what" 2>"$WORK/late.err"
+        else
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th "$CUTAP" export --format $what -o "$WORK/late.$what" "$WORK/t" 2>"$WORK/late.err"
+        fi || { say "  $what, CUTAP_THREADS=$th, workers late: failed"; cat "$WORK/late.err" >&2; fails=$((fails + 1)); continue; }
+        cmp -s "$WORK/one.$what" "$WORK/late.$what" || { say "  $what, CUTAP_THREADS=$th, workers late: not the one thread's output"; fails=$((fails + 1)); }
+        h=$(sed -n 's/.*the calling thread formatted \([0-9]*\) of \([0-9]*\) blocks.*/\1 \2/p' "$WORK/late.err")
+        set -- $h
+        if [ $what = perfetto-proto ]; then ok=$([ "${1:-x}" = 0 ] && echo y); else ok=$([ "${1:-0}" -gt 0 ] && [ "$1" -lt "$2" ] && echo y); fi
+        [ "$ok" = y ] && echo "$what, CUTAP_THREADS=$th, workers late: the calling thread formatted ${1} of ${2} blocks, the same bytes" \
+            || { say "  $what, CUTAP_THREADS=$th, workers late: the calling thread formatted '${1:-?}' blocks ($([ $what = perfetto-proto ] && echo "none expected: one encoder" || echo "some, not all, expected: the workers format the others"))"; fails=$((fails + 1)); }
+    done
+done
+[ "$fails" = 0 ]
