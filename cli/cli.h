@@ -213,9 +213,9 @@ int cli_parse_duration(const char *s, uint64_t *ns);
 struct cli_par {
     const struct trace *tr;
     const char *what;           /* for messages and progress: "dump", "export" */
-    /* written, during cli_par_run, by the workers (one at a time, in
-     * order), so the caller must not touch it meanwhile; the errno of a
-     * failed write comes back in *err only */
+    /* written, during cli_par_run, by the formatting threads (one at a
+     * time, in order), so the caller's own code must not touch it
+     * meanwhile; the errno of a failed write comes back in *err only */
     FILE *out;
     int (*keep)(void *arg, const struct tr_call *c);
     /* optional, called right after keep said yes: the depth to show the
@@ -229,8 +229,11 @@ struct cli_par {
     void (*fini)(void *w);
     void *arg;
 };
-/* How many threads to format on (0: the calling thread alone): CUTAP_THREADS,
- * else the CPUs the command may run on, at most 8; 0 for a trace with
+/* How many workers to format on besides the calling thread (0: the
+ * calling thread alone): CUTAP_THREADS, else the CPUs the command may run
+ * on (at most 9), less one, the calling thread being one of them (it
+ * formats blocks itself whenever it would wait for the workers, where
+ * init is set: formatters with state per thread); 0 for a trace with
  * stacks or of few calls. */
 unsigned cli_par_workers(const struct trace *tr);
 /* Formats every kept entry, on nworkers threads (0: this one). Returns 0,

@@ -4,11 +4,12 @@
  * thread (the merge of the threads' records is sequential), in blocks of
  * BLOCK; each block is formatted by one worker into a memory stream of its
  * own, reused from one block to the next, and the blocks are written in
- * order by the workers (one at a time: the worker that formats the oldest
- * block not yet written writes it and those after it that are ready), so
- * that the calling thread, the one that reads, makes no write (issue
- * #27: the write calls were a sixth of its time in a perfetto-proto
- * export to a file): the same bytes as one thread makes. A worker is woken per block
+ * order by the formatting threads (one at a time: the thread that formats
+ * the oldest block not yet written writes it and those after it that are
+ * ready), so that the calling thread, the one that reads, writes only
+ * when it formats blocks itself (below; issue #27: the write calls were a
+ * sixth of its time in a perfetto-proto export to a file, whose calling
+ * thread never formats): the same bytes as one thread makes. A worker is woken per block
  * filled (waking all of them for each block made two threads no faster
  * than one). Formatters must keep what they change per thread: the
  * decoders' caches are (cli/dump/decode.c). Stacks are symbolised through
@@ -85,8 +86,8 @@ unsigned cli_par_workers(const struct trace *tr)
     return n > 33 ? 32 : (unsigned)n - 1;   /* (the calling thread is one of them) */
 }
 
-/* The blocks formatted, oldest first, written out (a worker, the lock
- * held; it is let go while a block is written, the block's bytes then
+/* The blocks formatted, oldest first, written out (a formatting thread,
+ * a worker or the calling thread helping, the lock held; it is let go while a block is written, the block's bytes then
  * being the writer's alone). A block that could not be formatted
  * (memory) fails the whole output: it and those after it are let go
  * unwritten. Each block let go is free for the reading thread again. */

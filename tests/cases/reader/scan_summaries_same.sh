@@ -77,12 +77,13 @@ for k, s in enumerate(calls):
     struct.pack_into("<I", m, plain[1] + s * 64 + 4, 1000 + k % 40)
 save(m, "manyids", big)
 # damaged: in the big trace's third chunk of calls alone its fifth record
-# made longer than the chunk; in the fourth, its third record given 200
-# captures it has no room for (cutap_rec_call's ncap, byte 35)
+# made longer than the chunk; in the fourth, its second record with
+# arguments given 200 captures it has no room for (cutap_rec_call's nargs,
+# byte 34; ncap, byte 35)
 s5 = [s for s, _ in records(d, plain[2], cs)][4]
 struct.pack_into("<H", d, plain[2] + s5 * 64 + 2, 0xffff)
-s3 = [s for s, _ in records(d, plain[3], cs)][2]
-d[plain[3] + s3 * 64 + 35] = 200
+s3 = [s for s, _ in records(d, plain[3], cs) if d[plain[3] + s * 64 + 34] >= 1][1]   # (nargs >= 1: else a
+d[plain[3] + s3 * 64 + 35] = 200   # capture of arg 0 is "of a missing argument", said before any room is looked at)
 save(d, "damaged", big)
 PY
 [ "$(($(stat -c %b "$WORK/sparse/${small##*/}") * 512))" -lt "$(stat -c %s "$WORK/sparse/${small##*/}")" ] \
