@@ -14,7 +14,9 @@
 # thread changes its priority (an earlier build lowered the workers',
 # which made dump 3 times slower next to any busy process): each thread's
 # nice, read in /proc while a dump is held on a full pipe, is the
-# command's, and the threads are as many as said.
+# command's, and the threads are as many as said. Dump and JSON lines with
+# the calling thread helping run clean under AddressSanitizer and
+# LeakSanitizer too (its own formatter state let go).
 . "$(dirname "$0")/../../lib/init.sh"
 
 "$CUTAP" trace -o "$WORK/t" -- sh -c "$T/t_record mix 30000; $T/t_nvtx; $T/t_record kernels" >/dev/null 2>"$WORK/t.err" \
@@ -86,4 +88,27 @@ for th in 2 3; do
             || { say "  $what, CUTAP_THREADS=$th, workers late: the calling thread formatted '${1:-?}' blocks ($([ $what = perfetto-proto ] && echo "none expected: one encoder" || echo "more than the $((2 * th)) blocks in flight at the end and not all expected"))"; fails=$((fails + 1)); }
     done
 done
+# the same under AddressSanitizer and LeakSanitizer (the calling thread's
+# formatter state, made when it first helps, let go at the end)
+A=$B/asan/cutap
+if [ -x "$A" ]; then
+    SAN_LEAKS=$(san_leaks "$A")
+    for what in dump jsonl; do
+        rm -f "$WORK/asan.$what"
+        if [ $what = dump ]; then
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=2 sanitized "$A" dump "$WORK/t" >"$WORK/asan.$what" 2>"$WORK/asan.err"
+        else
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=2 sanitized "$A" export --format jsonl -o "$WORK/asan.$what" "$WORK/t" 2>"$WORK/asan.err"
+        fi
+        rc=$?
+        if [ $rc != 0 ] || grep -q "Sanitizer" "$WORK/asan.err" || ! cmp -s "$WORK/one.$what" "$WORK/asan.$what" ||
+            ! grep -q "the calling thread formatted [1-9]" "$WORK/asan.err"; then
+            say "  $what under ASan, the calling thread helping: exit $rc"; head -20 "$WORK/asan.err" >&2; fails=$((fails + 1))
+        else
+            echo "$what under AddressSanitizer$([ "$SAN_LEAKS" = 1 ] && echo " and LeakSanitizer"), the calling thread helping: clean, the same bytes"
+        fi
+    done
+else
+    echo "(no ASan build of cutap: the sanitizers' run skipped)"
+fi
 [ "$fails" = 0 ]
