@@ -29,7 +29,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -65,30 +64,21 @@ struct pool {
     const struct cli_par *par;
 };
 
-/* The CPUs this command may use. */
-static long cpus_usable(void)
-{
-    cpu_set_t cpus;
-    return !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 unsigned cli_par_workers(const struct trace *tr)
 {
     for (size_t i = 0; i < tr->nprocs; i++)
         if (tr->procs[i].nstacks)
             return 0;
-    const char *e = getenv("CUTAP_THREADS");
-    long n = e && *e ? strtol(e, NULL, 10) : cpus_usable();
-    if (!(e && *e) && n > 9)
-        n = 9;   /* by default: more were not faster on the 16-core GPU hosts */
+    long n = tr_threads(9);   /* (by default: more were not faster on the 16-core GPU hosts) */
     if (n <= 1 || tr->ncalls < 2 * BLOCK)
         return 0;
     return n > 33 ? 32 : (unsigned)n - 1;   /* (the calling thread is one of them) */
 }
 
 /* The blocks formatted, oldest first, written out (a formatting thread,
- * a worker or the calling thread helping, the lock held; it is let go while a block is written, the block's bytes then
- * being the writer's alone). A block that could not be formatted
+ * a worker or the calling thread helping, the lock held; it is let go
+ * while a block is written, the block's bytes then being the writer's
+ * alone). A block that could not be formatted
  * (memory) fails the whole output: it and those after it are let go
  * unwritten. Each block let go is free for the reading thread again. */
 static void drain(struct pool *p)
@@ -136,7 +126,8 @@ static void *worker(void *arg)
 {
     struct pool *p = arg;
     const struct cli_par *par = p->par;
-    const char *late = getenv("CUTAP_TEST_WORKER_DELAY_US");   /* (the tests: each block late, the calling thread helps) */
+    /* (the tests: each block late, so that the calling thread helps) */
+    const char *late = getenv("CUTAP_TEST_WORKER_DELAY_US");
     useconds_t delay = late ? (useconds_t)strtoul(late, NULL, 10) : 0;
     void *w = par->init ? par->init(par->arg) : par->arg;
     pthread_mutex_lock(&p->lock);

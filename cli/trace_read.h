@@ -317,6 +317,9 @@ extern int tr_no_notes;   /* no note about rings, freezes and capture ranges (cu
  * owns: cutap ps --pid, whose directory another user's process named. */
 extern int tr_own_only;
 void tr_free(struct trace *tr);
+/* The threads a reader may use: CUTAP_THREADS where set, else the CPUs
+ * the command may run on, at most dflt_max (cli/read/tables.c). */
+long tr_threads(long dflt_max);
 /* Drops the trace files' pages from memory (they are read again when
  * touched): the iterator calls it as it goes through long traces. */
 void tr_release(const struct trace *tr);

@@ -396,6 +396,16 @@ void rd_sort_proc(struct tr_proc *p)
         qsort(p->stacks, p->nstacks, sizeof *p->stacks, cmp_stack);
 }
 
+/* A new run of thread ti's calls from offset off to its chunk's end
+ * (count 0); its index. */
+static size_t add_run(struct trace *tr, size_t off, size_t end, uint64_t runno, uint32_t pi, uint32_t ti)
+{
+    tr->runs = rd_grow(tr->runs, &tr->cap_runs, tr->nruns + 1, sizeof *tr->runs);
+    tr->runs[tr->nruns] =
+        (struct tr_run){.off = off, .end = end, .runno = runno, .seq0 = tr->ncalls, .proc = pi, .thread = ti};
+    return tr->nruns++;
+}
+
 /* One pass over the chunks of a file: metas (names, kernels, clock
  * pairs), counters, and where each thread's call records lie (runs,
  * tr->runs). No call is kept: the iterator reads them from the mapping. */
@@ -494,14 +504,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             for (unsigned k = 0; k < sum->nids; k++)
                 id_note(p, sum->ids[k], &nunnamed, &overflow);
             if (sum->calls) {
-                tr->runs = rd_grow(tr->runs, &tr->cap_runs, tr->nruns + 1, sizeof *tr->runs);
-                tr->runs[tr->nruns++] = (struct tr_run){.off = (size_t)(c - p->map) + (size_t)sum->first * CUTAP_SLOT,
-                                                        .end = (size_t)(c - p->map) + h->chunk_size,
-                                                        .runno = run,
-                                                        .seq0 = tr->ncalls,
-                                                        .proc = pi,
-                                                        .thread = ti,
-                                                        .count = sum->calls};
+                size_t at = (size_t)(c - p->map);
+                size_t k = add_run(tr, at + (size_t)sum->first * CUTAP_SLOT, at + h->chunk_size, run, pi, ti);
+                tr->runs[k].count = sum->calls;
                 tr->ncalls += sum->calls;
             }
             continue;
@@ -545,16 +550,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                 }
             } else {
                 id_note(p, r->id, &nunnamed, &overflow);
-                if (cur == SIZE_MAX || tr->runs[cur].count == UINT32_MAX) {
-                    tr->runs = rd_grow(tr->runs, &tr->cap_runs, tr->nruns + 1, sizeof *tr->runs);
-                    cur = tr->nruns++;
-                    tr->runs[cur] = (struct tr_run){.off = (size_t)((const uint8_t *)r - p->map),
-                                                    .end = (size_t)(c - p->map) + h->chunk_size,
-                                                    .runno = run,
-                                                    .seq0 = tr->ncalls,
-                                                    .proc = pi,
-                                                    .thread = ti};
-                }
+                if (cur == SIZE_MAX || tr->runs[cur].count == UINT32_MAX)
+                    cur = add_run(tr, (size_t)((const uint8_t *)r - p->map), (size_t)(c - p->map) + h->chunk_size,
+                                  run, pi, ti);
                 tr->runs[cur].count++;
                 tr->ncalls++;
             }

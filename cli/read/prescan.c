@@ -28,8 +28,8 @@
  * on small files). A helper that cannot be started leaves the scan to
  * itself. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,10 +131,8 @@ static void *helper(void *arg)
 struct rd_prescan *rd_prescan_start(const uint8_t *map, const struct cutap_file_header *h, int fd, size_t nchunks,
                                     size_t window_bytes)
 {
-    const char *e = getenv("CUTAP_THREADS"), *t = getenv("CUTAP_TEST_SCAN_WINDOW");
-    cpu_set_t cpus;
-    long ncpu = !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
-    if ((e && *e ? strtol(e, NULL, 10) : ncpu) < 2)
+    const char *t = getenv("CUTAP_TEST_SCAN_WINDOW");
+    if (tr_threads(LONG_MAX) < 2)
         return NULL;
     if (!(t && *t) && h->chunk_size > window_bytes)
         return NULL;

@@ -1,6 +1,7 @@
 /* The reader's tables: names and layers, a file's ids, threads; what
  * it says on stderr; growing arrays; progress. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,4 +309,14 @@ void *rd_keep_bytes(struct tr_proc *p, const void *b, size_t n)
 const char *rd_keep(struct tr_proc *p, const char *s)
 {
     return rd_keep_bytes(p, s, strlen(s));
+}
+
+long tr_threads(long dflt_max)
+{
+    const char *e = getenv("CUTAP_THREADS");
+    if (e && *e)
+        return strtol(e, NULL, 10);
+    cpu_set_t cpus;
+    long n = !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus) : sysconf(_SC_NPROCESSORS_ONLN);
+    return n > dflt_max ? dflt_max : n;
 }

@@ -13,7 +13,8 @@
 # and the output is byte for byte the one thread's. No
 # thread changes its priority (an earlier build lowered the workers',
 # which made dump 3 times slower next to any busy process): each thread's
-# nice, read in /proc while a dump is held on a full pipe, is the
+# nice, read in /proc while a dump is held on a full pipe (CUTAP_THREADS 1,
+# 2, 3 and unset), is the
 # command's, and the threads are as many as said. Dump and JSON lines with
 # the calling thread helping run clean under AddressSanitizer and
 # LeakSanitizer too (its own formatter state let go).
@@ -51,7 +52,7 @@ held_dump() {
 }
 base=$(nice) fails=0
 cpus=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')   # (as cutap counts them; nproc heeds OMP_NUM_THREADS)
-for th in 2 3 ""; do
+for th in 1 2 3 ""; do
     want=${th:-$((cpus > 9 ? 9 : cpus))}
     [ "$want" -ge 2 ] || want=1
     got=$(held_dump ${th:+CUTAP_THREADS=$th})
