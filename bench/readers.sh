@@ -25,9 +25,10 @@ W=$(mktemp -d /tmp/cutap-readers.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 LD_LIBRARY_PATH="$B/fake" "$B/cutap" trace -o "$W/t" -- "$B/bench/passthrough" --child $((N / 7)) >/dev/null 2>&1
 calls=$("$B/cutap" report --format csv "$W/t" 2>/dev/null | awk -F, 'NR > 1 {n += $3} END {print n + 0}')
-best() {   # best wall time of R runs of the command, in seconds
-    b=
+best() {   # best wall time of R runs of the command, in seconds ($W/out removed before each, untimed:
+    b=        # unlinking a 100 MiB file costs 70-90 ms on the development VM, more than the export's fsync)
     for _ in $(seq "$R"); do
+        rm -f "$W/out"
         s=$(date +%s.%N)
         "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
         e=$(date +%s.%N)
@@ -48,11 +49,10 @@ row "report" 0 "$B/cutap" report "$W/t"
 row "report --tree" 0 "$B/cutap" report --tree "$W/t"
 row "dump" 10000000 "$B/cutap" dump "$W/t"
 row "dump, one thread" 0 env CUTAP_THREADS=1 "$B/cutap" dump "$W/t"
-ex() { echo "rm -f '$W/out'; exec '$B/cutap' export --format $1 -o '$W/out' '$W/t'"; }
+ex() { echo "exec '$B/cutap' export --format $1 -o '$W/out' '$W/t'"; }
 floor() {   # the export just written to $W/out: its bytes written by dd, synced
     mb=$(( ($(stat -c %s "$W/out") + 1048575) / 1048576 ))
-    row "  floor: ${mb} MiB dd, fsync" 10000000 sh -c "rm -f '$W/z'; exec dd if=/dev/zero of='$W/z' bs=1M count=$mb conv=fsync"
-    rm -f "$W/z"
+    row "  floor: ${mb} MiB dd, fsync" 10000000 dd if=/dev/zero of="$W/out" bs=1M count=$mb conv=fsync
 }
 row "export jsonl" 10000000 sh -c "$(ex jsonl)"
 floor
@@ -65,8 +65,7 @@ floor
 if "$B/cutap" export --format sqlite -o "$W/probe.db" "$W/t" >/dev/null 2>&1; then
     row "export sqlite" 10000000 sh -c "$(ex sqlite)"
     [ -x "$B/bench/sqlite_floor" ] &&
-        row "  floor: SQLite's inserts" 10000000 "$B/bench/sqlite_floor" "$calls" "$W/z.db"
-    rm -f "$W/z.db"
+        row "  floor: SQLite's inserts" 10000000 "$B/bench/sqlite_floor" "$calls" "$W/out"
 else
     echo "export sqlite: no libsqlite3 here (skipped)"
 fi

@@ -54,23 +54,16 @@ void cli_memo_free(struct cli_memo *m)
     free(m);
 }
 
-static uint64_t memo_hash(const unsigned char *k, size_t n)
+static inline uint64_t memo_mix(uint64_t h, uint64_t w)
 {
-    uint64_t h = n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, k + i, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-    }
-    for (; i < n; i++)
-        h = (h ^ k[i]) * 0x100000001b3ull;
-    return h ^ (h >> 32);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
 }
 
 int cli_memo_key(struct cli_memo_key *k, const struct trace *tr, const struct tr_call *c)
 {
+    if (!c->t1 || (c->rflags & TR_RF_RANGE))
+        return k->len = 0;
     const struct cutap_rec_call *r = c->rec;
     size_t len = tr_payload_len(c);
     const unsigned char *base = (const unsigned char *)r->words;
@@ -79,12 +72,31 @@ int cli_memo_key(struct cli_memo_key *k, const struct trace *tr, const struct tr
         uint64_t result;
         uint32_t nargs, ncap;
     } h = {tr->threads[c->thread].proc, c->name, r->id, c->flags, tr_result(c), r->nargs, r->ncap};
-    if (!c->t1 || (c->rflags & TR_RF_RANGE) || sizeof h + len > CLI_MEMO_KEY_MAX)
+    _Static_assert(sizeof h % 8 == 0, "the key's head is whole words");
+    if (sizeof h + len > CLI_MEMO_KEY_MAX)
         return k->len = 0;
+    /* copied and hashed a word at a time in one pass (a call's payload is
+     * whole words: argument words, 8-byte capture headers, room a multiple
+     * of 8; a tail is hashed a byte at a time all the same) */
+    uint64_t x = sizeof h + len, w;
     memcpy(k->k, &h, sizeof h);
-    memcpy(k->k + sizeof h, base, len);
+    for (size_t i = 0; i < sizeof h; i += 8) {
+        memcpy(&w, (const unsigned char *)&h + i, 8);
+        x = memo_mix(x, w);
+    }
+    unsigned char *o = k->k + sizeof h;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, base + i, 8);
+        memcpy(o + i, &w, 8);
+        x = memo_mix(x, w);
+    }
+    for (; i < len; i++) {
+        o[i] = base[i];
+        x = (x ^ base[i]) * 0x100000001b3ull;
+    }
     k->len = sizeof h + len;
-    k->h = memo_hash(k->k, k->len);
+    k->h = x ^ (x >> 32);
     return 1;
 }
 

@@ -39,7 +39,7 @@
 
 #define BLOCK 4096
 struct block {
-    struct tr_call calls[BLOCK];
+    _Alignas(64) struct tr_call calls[BLOCK];   /* an entry a cache line */
     size_t index[BLOCK];       /* the iterator's index of each (parents name index + 1) */
     size_t first;              /* the ordinal of calls[0] among the entries kept */
     unsigned n;
@@ -60,7 +60,8 @@ struct pool {
     int failed;                /* a block could not be formatted (memory): nothing more is written */
     int out_err;               /* the output's errno once a write failed (EPIPE: nobody reads) */
     int done;                  /* no more blocks */
-    unsigned helped;           /* blocks the calling thread formatted */
+    int caller_waits;          /* the calling thread waits on formatted (it writes what is ready) */
+    unsigned helped, wrote;    /* blocks the calling thread formatted, wrote */
     const struct cli_par *par;
 };
 
@@ -75,13 +76,44 @@ unsigned cli_par_workers(const struct trace *tr)
     return n > 33 ? 32 : (unsigned)n - 1;   /* (the calling thread is one of them) */
 }
 
+/* A block's bytes written to out: 0 or the errno of the write that failed
+ * (EPIPE: a reader that went away), the error then also in ferror(out)
+ * as the callers check it. A large block to a stream with a file
+ * descriptor (dump's stdout) goes to it with write(2) once the stream's
+ * buffer is flushed, not copied into that buffer first (issue #27: the
+ * copy of every byte of the output was a sixteenth of dump's
+ * instructions); a write that fails there is tried again through the
+ * stream, which fails the same way and keeps the error. */
+#define DIRECT_MIN ((size_t)64 << 10)
+static int write_block(FILE *out, const char *text, size_t len)
+{
+    int fd = len >= DIRECT_MIN ? fileno(out) : -1;
+    if (fd >= 0 && fflush(out) == 0)
+        while (len) {
+            ssize_t w = write(fd, text, len);
+            if (w <= 0) {
+                if (w < 0 && errno == EINTR)
+                    continue;
+                break;   /* the rest through the stream */
+            }
+            text += w;
+            len -= (size_t)w;
+        }
+    if (!len)
+        return 0;
+    errno = 0;
+    if (fwrite(text, 1, len, out) != len || ferror(out))
+        return errno ? errno : EIO;
+    return 0;
+}
+
 /* The blocks formatted, oldest first, written out (a formatting thread,
  * a worker or the calling thread helping, the lock held; it is let go
  * while a block is written, the block's bytes then being the writer's
  * alone). A block that could not be formatted
  * (memory) fails the whole output: it and those after it are let go
  * unwritten. Each block let go is free for the reading thread again. */
-static void drain(struct pool *p)
+static void drain(struct pool *p, int caller)
 {
     if (p->writing)
         return;   /* the writer will find this block ready */
@@ -95,15 +127,11 @@ static void drain(struct pool *p)
             p->failed = 1;
         int skip = p->failed || p->out_err || !b->len;
         pthread_mutex_unlock(&p->lock);
-        int e = 0;
-        if (!skip) {
-            errno = 0;
-            if (fwrite(b->text, 1, b->len, out) != b->len || ferror(out))
-                e = errno ? errno : EIO;   /* (EPIPE: a reader that went away) */
-        }
+        int e = skip ? 0 : write_block(out, b->text, b->len);
         pthread_mutex_lock(&p->lock);
         if (e)
             p->out_err = e;
+        p->wrote += caller && !skip;
         b->state = 0;
         p->next_write++;
         pthread_cond_broadcast(&p->formatted);   /* the reading thread: a block free, or all written */
@@ -148,7 +176,10 @@ static void *worker(void *arg)
         format_block(par, w, b, &bad);
         pthread_mutex_lock(&p->lock);
         b->state = bad ? 4 : 3;
-        drain(p);
+        if (p->caller_waits)   /* it writes while this thread formats the next block */
+            pthread_cond_broadcast(&p->formatted);
+        else
+            drain(p, 0);
     }
     pthread_mutex_unlock(&p->lock);
     if (par->fini)
@@ -158,14 +189,23 @@ static void *worker(void *arg)
 
 /* The calling thread, the lock held, instead of waiting: formats the
  * oldest block filled and not taken, if there is one and the formatters
- * keep their state per thread (*w: its own, made on first use); 1 if it
- * did (the lock let go meanwhile), 0: wait. */
+ * keep their state per thread (*w: its own, made on first use), else
+ * writes the blocks formatted and not yet written, if nobody is writing
+ * them (a worker that finds the calling thread waiting leaves them to it
+ * and formats on: perfetto-proto's one encoder then does not also write
+ * its 100 MiB, issue #27); 1 if it did either (the lock let go
+ * meanwhile), 0: wait. */
 static int help(struct pool *p, void **w)
 {
     const struct cli_par *par = p->par;
     struct block *b = &p->blocks[p->next_take % p->nblocks];
-    if (!par->init || p->next_take >= p->filled || b->state != 1)
-        return 0;
+    if (!par->init || p->next_take >= p->filled || b->state != 1) {
+        const struct block *o = &p->blocks[p->next_write % p->nblocks];
+        if (p->writing || p->next_write >= p->filled || o->state < 3)
+            return 0;
+        drain(p, 1);
+        return 1;
+    }
     b->state = 2;
     p->next_take++;
     p->helped++;
@@ -176,8 +216,16 @@ static int help(struct pool *p, void **w)
     format_block(par, *w, b, &bad);
     pthread_mutex_lock(&p->lock);
     b->state = bad ? 4 : 3;
-    drain(p);
+    drain(p, 1);
     return 1;
+}
+
+/* The calling thread waits (the lock held) for a block formatted or written. */
+static void wait_formatted(struct pool *p)
+{
+    p->caller_waits = 1;
+    pthread_cond_wait(&p->formatted, &p->lock);
+    p->caller_waits = 0;
 }
 
 static void pool_free(struct pool *p, pthread_t *th)
@@ -202,7 +250,11 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.ready, NULL);
     pthread_cond_init(&p.formatted, NULL);
-    p.blocks = xcalloc(p.nblocks, sizeof *p.blocks);
+    if (posix_memalign((void **)&p.blocks, 64, p.nblocks * sizeof *p.blocks)) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    memset(p.blocks, 0, p.nblocks * sizeof *p.blocks);
     int failed = 0;
     for (unsigned i = 0; i < p.nblocks && !failed; i++) {
         struct block *b = &p.blocks[i];
@@ -230,26 +282,32 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     if (ferror(par->out))   /* (what the caller wrote before failed: nothing more is formatted) */
         p.out_err = err0 ? err0 : EIO;
     pthread_mutex_unlock(&p.lock);
-    const struct tr_call *c = tr_iter_next(&it);
-    while (c) {
+    for (int more = 1; more;) {
         struct block *b = &p.blocks[p.filled % p.nblocks];
         pthread_mutex_lock(&p.lock);
         while (b->state != 0)   /* written out (drain) before its slot is filled again */
             if (!help(&p, &mine))
-                pthread_cond_wait(&p.formatted, &p.lock);
+                wait_formatted(&p);
         int stop = p.failed || p.out_err;
         pthread_mutex_unlock(&p.lock);
         if (stop)
             break;
         b->n = 0;
         b->first = kept;
-        for (; c && b->n < BLOCK; c = tr_iter_next(&it))
+        while (b->n < BLOCK) {   /* each entry made in its place in the block */
+            const struct tr_call *c = tr_iter_next_into(&it, &b->calls[b->n]);
+            if (!c) {
+                more = 0;
+                break;
+            }
             if (!par->keep || par->keep(par->arg, c)) {
-                b->calls[b->n] = *c;
                 if (par->depth)
                     b->calls[b->n].depth = par->depth(par->arg, c);
                 b->index[b->n++] = it.index;
             }
+        }
+        if (!b->n)
+            break;   /* (the end, nothing after the last block filled) */
         kept += b->n;
         pthread_mutex_lock(&p.lock);
         b->state = 1;
@@ -262,9 +320,10 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     pthread_cond_broadcast(&p.ready);
     while (p.next_write < p.filled)   /* the rest, written by the workers (and this thread) */
         if (!help(&p, &mine))
-            pthread_cond_wait(&p.formatted, &p.lock);
+            wait_formatted(&p);
     if (getenv("CUTAP_TEST_WORKER_DELAY_US"))
-        fprintf(stderr, "cutap: %s: the calling thread formatted %u of %zu blocks\n", par->what, p.helped, p.filled);
+        fprintf(stderr, "cutap: %s: the calling thread formatted %u of %zu blocks and wrote %u\n", par->what, p.helped,
+                p.filled, p.wrote);
     failed = p.failed;
     *err = p.out_err;
     pthread_mutex_unlock(&p.lock);

@@ -99,7 +99,7 @@ void rd_build_ranges(struct trace *tr);
 void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode);
 
 /* The next chunk from ci whose first byte holds data (SEEK_DATA; fd < 0:
- * every chunk), *data_end the end of that data (0 at first). */
+ * every chunk); *data_end 0 at first (INT64_MAX once SEEK_DATA failed). */
 size_t rd_next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end);
 
 /* --- prescan.c: the scan's record chunks summarised on two threads ------ */
