@@ -82,25 +82,34 @@ unsigned cli_par_workers(const struct trace *tr)
  * descriptor (dump's stdout) goes to it with write(2) once the stream's
  * buffer is flushed, not copied into that buffer first (issue #27: the
  * copy of every byte of the output was a sixteenth of dump's
- * instructions); a write that fails there is tried again through the
- * stream, which fails the same way and keeps the error. */
+ * instructions). A write that fails there fails the output at once, with
+ * its errno (a write of the rest through the stream instead was buffered
+ * there, so that a passing failure, EAGAIN on a non-blocking pipe, left a
+ * gap in the output and was said as another error: helper-39). */
 #define DIRECT_MIN ((size_t)64 << 10)
 static int write_block(FILE *out, const char *text, size_t len)
 {
     int fd = len >= DIRECT_MIN ? fileno(out) : -1;
-    if (fd >= 0 && fflush(out) == 0)
+    if (fd >= 0) {
+        errno = 0;
+        if (fflush(out))   /* (stdio keeps the error) */
+            return errno ? errno : EIO;
         while (len) {
             ssize_t w = write(fd, text, len);
+            if (w < 0 && errno == EINTR)
+                continue;
             if (w <= 0) {
-                if (w < 0 && errno == EINTR)
-                    continue;
-                break;   /* the rest through the stream */
+                int e = w < 0 && errno ? errno : EIO;
+#ifdef __GLIBC__
+                out->_flags |= _IO_ERR_SEEN;   /* ferror(out), as a failed fwrite leaves it */
+#endif
+                return e;
             }
             text += w;
             len -= (size_t)w;
         }
-    if (!len)
         return 0;
+    }
     errno = 0;
     if (fwrite(text, 1, len, out) != len || ferror(out))
         return errno ? errno : EIO;

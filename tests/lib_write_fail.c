@@ -1,8 +1,10 @@
 /* Write errors on demand, preloaded into a cutap command (the export
  * cases): CUTAP_TEST_WRITE_FAIL=N:E makes the Nth write(2) of 64 KiB or
  * more (the output's buffered writes, not messages) fail with errno E;
- * CUTAP_TEST_FDATASYNC_FAIL=N:E the Nth fdatasync. Counted over all
- * threads (the parallel formatters' workers write). With
+ * CUTAP_TEST_FDATASYNC_FAIL=N:E the Nth fdatasync; CUTAP_TEST_WRITE_SHORT=1
+ * makes every such write write only its first half (a short write, as a
+ * pipe or a signal may make). Counted over all threads (the parallel
+ * formatters' workers write). With
  * CUTAP_TEST_WRITE_LOG=FILE, the bytes of those large writes that went
  * through and the fsyncs of directories are written there at exit
  * ("bytes N", "dirsyncs N"). */
@@ -49,7 +51,8 @@ ssize_t write(int fd, const void *buf, size_t len)
         errno = e;
         return -1;
     }
-    ssize_t k = real(fd, buf, len);
+    const char *sh = len >= 65536 ? getenv("CUTAP_TEST_WRITE_SHORT") : NULL;
+    ssize_t k = real(fd, buf, sh && *sh == '1' ? len / 2 : len);
     if (k > 0 && len >= 65536)
         __atomic_add_fetch(&big_bytes, (unsigned long long)k, __ATOMIC_RELAXED);
     return k;

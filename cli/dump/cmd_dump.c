@@ -407,7 +407,7 @@ static int dump_calls(struct dump *d, const unsigned char *show, int failed, uin
     errno = 0;
     if (fflush(d->out) == EOF && errno)
         err = errno;               /* fresher than the one saved above */
-    if (!ferror(d->out) || err == EPIPE)
+    if ((!ferror(d->out) && !err) || err == EPIPE)   /* (err: a write of the formatting threads failed) */
         return 0;
     fprintf(stderr, "cutap: dump: writing the output: %s\n", err ? strerror(err) : "error");
     return -1;

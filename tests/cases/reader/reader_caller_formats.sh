@@ -70,6 +70,8 @@ for th in 1 2 3 ""; do
 done
 
 # the calling thread formats when the workers are late: the same bytes
+# (each run given 120 s, where it takes about half a second: a pool whose
+# blocks nobody writes would hang rather than fail)
 CUTAP_THREADS=1 "$CUTAP" dump "$WORK/t" >"$WORK/one.dump" 2>/dev/null || { say "  dump failed"; exit 1; }
 for fmt in jsonl perfetto perfetto-proto; do
     rm -f "$WORK/one.$fmt"
@@ -79,9 +81,9 @@ for th in 2 3; do
     for what in dump jsonl perfetto perfetto-proto; do
         rm -f "$WORK/late.$what"
         if [ $what = dump ]; then
-            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th "$CUTAP" dump "$WORK/t" >"$WORK/late.$what" 2>"$WORK/late.err"
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th timeout 120 "$CUTAP" dump "$WORK/t" >"$WORK/late.$what" 2>"$WORK/late.err"
         else
-            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th "$CUTAP" export --format $what -o "$WORK/late.$what" "$WORK/t" 2>"$WORK/late.err"
+            CUTAP_TEST_WORKER_DELAY_US=20000 CUTAP_THREADS=$th timeout 120 "$CUTAP" export --format $what -o "$WORK/late.$what" "$WORK/t" 2>"$WORK/late.err"
         fi || { say "  $what, CUTAP_THREADS=$th, workers late: failed"; cat "$WORK/late.err" >&2; fails=$((fails + 1)); continue; }
         cmp -s "$WORK/one.$what" "$WORK/late.$what" || { say "  $what, CUTAP_THREADS=$th, workers late: not the one thread's output"; fails=$((fails + 1)); }
         h=$(sed -n 's/.*the calling thread formatted \([0-9]*\) of \([0-9]*\) blocks and wrote \([0-9]*\).*/\1 \2 \3/p' "$WORK/late.err")
