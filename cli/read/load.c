@@ -200,7 +200,7 @@ const struct cutap_rec_call *rd_next_call_record(const struct tr_proc *p, size_t
         size_t room = (end - *off) / CUTAP_SLOT;
         if (!r->kind || (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META) || !r->nslots || r->nslots > room)
             return NULL;
-        if (r->kind == CUTAP_REC_CALL ? rd_check_call(r) != NULL
+        if (r->kind == CUTAP_REC_CALL ? !rd_call_fits(r)
                                       : !memchr(((const struct cutap_rec_meta *)r)->text, 0,
                                                 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
             return NULL;

@@ -69,7 +69,7 @@ static void sum_chunk(const uint8_t *c, size_t slots, struct rd_chunk_sum *o)
         const struct cutap_rec_call *r = (const void *)(c + s * CUTAP_SLOT);
         if (!r->kind)
             break;
-        if (r->kind != CUTAP_REC_CALL || !r->nslots || r->nslots > slots - s || rd_check_call(r))
+        if (r->kind != CUTAP_REC_CALL || !r->nslots || r->nslots > slots - s || !rd_call_fits(r))
             return;   /* a meta, or damage: the scan reads the chunk itself (and says what is wrong) */
         uint32_t id = r->id;
         if (!n)

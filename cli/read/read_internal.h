@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "trace_read.h"
@@ -75,6 +76,22 @@ void rd_env(struct tr_proc *p, const struct cutap_rec_meta *m, uint32_t ti);
 void rd_sort_proc(struct tr_proc *p);
 /* NULL, or what is wrong with a call record's payload (checked against its nslots). */
 const char *rd_check_call(const struct cutap_rec_call *r);
+/* Whether rd_check_call finds nothing wrong, the layouts of most records
+ * (no capture, or one) checked inline: the scan and the iteration check
+ * every record (issue #27). r->nslots is not 0. */
+static inline int rd_call_fits(const struct cutap_rec_call *r)
+{
+    if (r->ncap > 1)
+        return !rd_check_call(r);
+    size_t room = 24 + (size_t)CUTAP_SLOT * (r->nslots - 1u), off = (size_t)r->nargs * 8;
+    if (!r->ncap)
+        return off <= room;
+    struct cutap_capture h;
+    if (off + sizeof h > room)
+        return 0;
+    memcpy(&h, (const uint8_t *)r->words + off, sizeof h);
+    return !(h.reserved % 8) && h.len <= h.reserved && off + sizeof h + h.reserved <= room && h.arg < r->nargs;
+}
 /* Reads one trace file into tr (a process); 0, or -1 with the problem said. */
 int rd_load_file(struct trace *tr, const char *path);
 /* The next call record of a run from *off, checked again; NULL at the end
