@@ -328,7 +328,7 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # functions of the filter language (src/common/filter_expr.c), of the
 # reader (cli/read/, linked as the command links it: escaping,
 # UTF-8, loss texts, layers by name), the readers' integer formatting
-# (cli/textfmt.c), the readers' memo keys (cli/memo.c), of src/common's lookups (the NVIDIA ioctl tables among
+# (cli/textfmt.c), the readers' memo keys (cli/memo.c) and record checks, of src/common's lookups (the NVIDIA ioctl tables among
 # them) and of the older majors' modes table (issue #28); each case
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)

@@ -7,10 +7,10 @@
 #include "unit.h"
 
 extern const struct unit_suite unit_suite_filter_expr, unit_suite_trace_text, unit_suite_common, unit_suite_nv_ioctl,
-    unit_suite_integrity, unit_suite_textfmt, unit_suite_older_modes, unit_suite_follow, unit_suite_memo;
+    unit_suite_integrity, unit_suite_textfmt, unit_suite_older_modes, unit_suite_follow, unit_suite_memo, unit_suite_record_check;
 static const struct unit_suite *const suites[] = {&unit_suite_filter_expr, &unit_suite_trace_text, &unit_suite_common,
                                                   &unit_suite_nv_ioctl, &unit_suite_integrity, &unit_suite_textfmt,
-                                                  &unit_suite_older_modes, &unit_suite_follow, &unit_suite_memo};
+                                                  &unit_suite_older_modes, &unit_suite_follow, &unit_suite_memo, &unit_suite_record_check};
 
 struct unit_state unit_state;
 
