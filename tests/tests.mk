@@ -328,9 +328,10 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # functions of the filter language (src/common/filter_expr.c), of the
 # reader (cli/read/, linked as the command links it: escaping,
 # UTF-8, loss texts, layers by name), the readers' integer formatting
-# (cli/textfmt.c), the readers' memo keys (cli/memo.c) and record checks, of src/common's lookups (the NVIDIA ioctl tables among
-# them) and of the older majors' modes table (issue #28); each case
-# of tests/cases/unit runs one suite.
+# (cli/textfmt.c), the readers' memo keys (cli/memo.c) and record
+# checks, of src/common's lookups (the NVIDIA ioctl tables among them)
+# and of the older majors' modes table (issue #28); each case of
+# tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_LIB := $(wildcard cli/read/*.c) cli/textfmt.c cli/memo.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
             src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/integrity_hash.c \
