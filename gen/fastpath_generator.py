@@ -53,8 +53,40 @@ def nslots(nargs, ncap):
     return 1 if b <= FIRST_ROOM else 1 + (b - FIRST_ROOM + SLOT - 1) // SLOT
 
 
-def one(f, nostatus, karg):
+# The functions that enqueue GPU work (src/record/gpu.c's work_filter, the
+# same globs): under `trace --gpu` each also has the join's client, and
+# takes its variant cutap_tg_<name> (cutap_fast_trace_gpu[]), which notes
+# the call's place for CUPTI's callbacks around the real call
+# (cutap_fp_gpu_pre/post, src/record/gpu_join.c) instead of the general
+# path (issue #31: 214 ns of cutap's code a launch against 60). A function
+# the filter takes that has no variant only takes the general path.
+GPU_WORK = ("cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cudaLaunch", "__cudaLaunch", "cudaGraphLaunch",
+            "cudaMemcpy", "cudaMemset")
+GPU_NOT = ("cuLaunchHostFunc", "cudaLaunchHostFunc")
+
+
+def gpu_work(f):
+    return f.name.startswith(GPU_WORK) and not f.name.startswith(GPU_NOT)
+
+
+def one(f, nostatus, karg, gpu=False):
     caps = simple(f)
+    args = ", ".join(p.name for p in f.params)
+    real = "((%s)CUTAP_FP_REAL(CUTAP_ID_%s))(%s)" % (pfn_type(f), f.name, args)
+    slow = "cutap_slow_%s(%s)" % (f.name, args)
+    void = f.ret_abi == "void"
+    res_decl = "%s;" % real if void else "%s cutap_res = %s;" % (f.ret_abi, real)
+    ret = "" if void else "    return cutap_res;\n"
+    out = []
+    # trace (and its --gpu variant: the same with the join's notes)
+    out += trace_path(f, nostatus, karg, caps, "cutap_tr_", False)
+    if gpu:
+        out += trace_path(f, nostatus, karg, caps, "cutap_tg_", True)
+    out += count_path(f, nostatus, void, real, res_decl, ret, slow)
+    return out
+
+
+def trace_path(f, nostatus, karg, caps, prefix, gpu):
     n = len(f.params)
     pfn = pfn_type(f)
     args = ", ".join(p.name for p in f.params)
@@ -68,8 +100,7 @@ def one(f, nostatus, karg):
     rf = "CUTAP_RF_NOSTATUS" if nostatus else "0"
     ok = "1" if nostatus or void else "(uint32_t)cutap_res == 0"
     out = []
-    # trace
-    out.append("CUTAP_SLOW %s\n{" % proto(f, "cutap_tr_" + f.name))
+    out.append("CUTAP_SLOW %s\n{" % proto(f, prefix + f.name))
     out.append("    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;")
     out.append("    struct cutap_rec_call *cutap_r;")
     out.append("    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, %d, &cutap_r), 0)) {\n        %s\n    }"
@@ -88,11 +119,16 @@ def one(f, nostatus, karg):
                "(uint64_t)%d << 16 | (uint64_t)CUTAP_ID_%s << 32, __ATOMIC_RELEASE);"
                % (rf, nslots(n, len(caps)), f.name))
     out.append("    cutap_t->depth = cutap_d + 1;")
+    if gpu:
+        out.append("    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_%s, cutap_r);" % f.name)
     out.append("    " + res_decl)
     out.append("    uint64_t cutap_t1 = cutap_rec_clock();")
     out.append("    cutap_t->depth = cutap_d;")
     out.append("    cutap_r->t1 = cutap_t1;")
     out.append("    cutap_r->result = %s;" % res_word)
+    if gpu:
+        out.append("    if (cutap_g)")
+        out.append("        cutap_fp_gpu_post(cutap_g, %s);" % res_word)
     if caps or karg >= 0:
         out.append("    if (%s) {" % ok)
         for k, (a, s) in enumerate(caps):
@@ -107,6 +143,11 @@ def one(f, nostatus, karg):
         out.append("    }")
     out.append("    __atomic_store_n(&cutap_r->flags, (uint8_t)(%s | CUTAP_RF_DONE), __ATOMIC_RELEASE);" % rf)
     out.append(ret + "}")
+    return out
+
+
+def count_path(f, nostatus, void, real, res_decl, ret, slow):
+    out = []
     # count: the untimed call here; the countdown's sample in its own
     # function, so that this one keeps few registers across the call
     err = "0" if nostatus or void else "(uint32_t)cutap_res != 0"
@@ -170,8 +211,13 @@ def source(model, entries, generator):
         out.append("CUTAP_SLOW %s;" % proto(f, "cutap_slow_" + f.name))
     out.append("")
     for f, nostatus, karg in entries:
-        out += one(f, nostatus, karg)
+        out += one(f, nostatus, karg, gpu_work(f))
     return "\n".join(out) + "\n"
+
+
+class Named:
+    def __init__(self, name):
+        self.name = name
 
 
 def generate_all(model):
@@ -184,11 +230,15 @@ def generate_all(model):
         files["src/generated/fast_%s.c" % l.cname] = source(l.model, ents, "fastpath_generator.py")
         names += [f.name for f, _, _ in ents]
     out = [cuda_model.banner("fastpath_generator.py"), '#include "record_internal.h"\n']
+    gnames = [n for n in names if gpu_work(Named(n))]
     for n in names:
         out.append("extern void cutap_tr_%s(void), cutap_ct_%s(void);" % (n, n))
-    for arr, pre in (("cutap_fast_trace", "cutap_tr_"), ("cutap_fast_count", "cutap_ct_")):
+    for n in gnames:
+        out.append("extern void cutap_tg_%s(void);" % n)
+    for arr, pre, ns in (("cutap_fast_trace", "cutap_tr_", names), ("cutap_fast_count", "cutap_ct_", names),
+                         ("cutap_fast_trace_gpu", "cutap_tg_", gnames)):
         out.append("\nvoid *const %s[CUTAP_STATIC_COUNT] = {" % arr)
-        for n in names:
+        for n in ns:
             out.append("    [CUTAP_ID_%s] = (void *)%s%s," % (n, pre, n))
         out.append("};")
     files["src/generated/fast_table.c"] = "\n".join(out) + "\n"

@@ -294,6 +294,11 @@ extern const unsigned char cutap_untyped_stubs[], cutap_lib_untyped_stubs[];
  * src/record, handed out by cutap_refresh_id): per static id, NULL: none. */
 extern void *const cutap_fast_trace[];
 extern void *const cutap_fast_count[];
+/* The trace fast paths' --gpu variants (the functions that enqueue GPU
+ * work), handed out where the recorder and the join's client
+ * (cutap_gpu_fast_bit, set by src/record/gpu.c) are the id's clients. */
+extern void *const cutap_fast_trace_gpu[];
+extern _Atomic uint8_t cutap_gpu_fast_bit;
 
 /* Whether a call failed: a typed function of a static id whose result is
  * a status code other than 0. The result is tested first: most calls

@@ -345,9 +345,12 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
         return cutap_record_fast(&ic.c, thunk);
     /* What the caller gets when the real function is missing. */
     ic.c.result = cutap_missing_status(id);
-    /* Only the scratch words of clients that run are promised zero. */
-    for (unsigned m = mask; m; m &= m - 1)
-        ic.scratch[__builtin_ctz(m)] = 0;
+    /* Every client's scratch word zero, those of clients that do not run
+     * too: a client may read another's (the GPU join reads the recorder's
+     * record, 0 where the recorder does not take the call; a stale word left
+     * on the stack by an earlier call joined an unrecorded call's work to
+     * that call's record once enqueuing calls took fast paths). */
+    memset(ic.scratch, 0, sizeof ic.scratch);
 
     int skip = mask ? run_pre(&ic, &mask, 1) : 0;
     t->depth++;
@@ -587,8 +590,7 @@ int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, ui
     c->fn = fn;
     c->parent = t->current;
     c->t0 = c->t1 = 0;
-    for (unsigned m = x->mask; m; m &= m - 1)
-        x->call.scratch[__builtin_ctz(m)] = 0;
+    memset(x->call.scratch, 0, sizeof x->call.scratch);   /* (every client's: as in cutap_dispatch) */
     int skip = x->mask ? run_pre(&x->call, &x->mask, 1) : 0;
     t->depth++;
     t->current = c;

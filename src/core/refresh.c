@@ -52,10 +52,14 @@ static void *route_of(uint32_t id, int fast)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         /* (a variant of an older major has no fast path: those take the
          * pinned signature) */
+        uint8_t fm = atomic_load(&cutap_fast_mask), gb = atomic_load(&cutap_gpu_fast_bit);
         if (fast && want && real && !cutap_fixup[id] && kind && !cutap_variant_of(id) &&
-            mask == atomic_load(&cutap_fast_mask) &&
-            (kind != 1 || atomic_load_explicit(&cutap_named[id], memory_order_acquire)))
-            hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
+            (kind != 1 || atomic_load_explicit(&cutap_named[id], memory_order_acquire))) {
+            if (mask == fm)
+                hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
+            else if (kind == 1 && fm && gb && mask == (fm | gb))   /* trace --gpu: the join's client too */
+                hot = cutap_fast_trace_gpu[id];
+        }
         /* the fast paths call the real function from the slot (set before
          * its entry, never cleared: a thread still inside a fast path the
          * entry no longer names calls it) */
@@ -216,8 +220,11 @@ void *cutap_refresh_fallback(uint32_t id)
 
 void cutap_fast_trace_forget(void)
 {
-    for (uint32_t id = 0; id < CUTAP_STATIC_COUNT; id++)
-        if (cutap_fast_trace[id] && atomic_load(&cutap_hot[id].to) == cutap_fast_trace[id])
+    for (uint32_t id = 0; id < CUTAP_STATIC_COUNT; id++) {
+        void *to = atomic_load(&cutap_hot[id].to);
+        if ((cutap_fast_trace[id] && to == cutap_fast_trace[id]) ||
+            (cutap_fast_trace_gpu[id] && to == cutap_fast_trace_gpu[id]))
             atomic_store(&cutap_hot[id].to, cutap_static_slow(id));
+    }
 }
 

@@ -10701,6 +10701,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphLaunch(void *hGraphExec, void *hStream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuGraphLaunch(void *hGraphExec, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuGraphLaunch(hGraphExec, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)hGraphExec;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuGraphLaunch << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuGraphLaunch))(hGraphExec, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuGraphLaunch(struct cutap_counter *cutap_c, void *hGraphExec, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuGraphLaunch, cutap_c);
@@ -10756,6 +10783,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuGraphLaunch_ptsz(void *hGraphExec, void *hStr
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuGraphLaunch_ptsz(void *hGraphExec, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuGraphLaunch_ptsz(hGraphExec, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)hGraphExec;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuGraphLaunch_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuGraphLaunch_ptsz))(hGraphExec, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14151,6 +14205,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunch(void *f)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuLaunch(void *f)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuLaunch(f);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuLaunch << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunch, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunch))(f);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunch(struct cutap_counter *cutap_c, void *f)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunch, cutap_c);
@@ -14214,6 +14298,45 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchCooperativeKernel(void *f, unsigned int
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchCooperativeKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)gridDimX;
+    cutap_w[2] = (uint64_t)gridDimY;
+    cutap_w[3] = (uint64_t)gridDimZ;
+    cutap_w[4] = (uint64_t)blockDimX;
+    cutap_w[5] = (uint64_t)blockDimY;
+    cutap_w[6] = (uint64_t)blockDimZ;
+    cutap_w[7] = (uint64_t)sharedMemBytes;
+    cutap_w[8] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[9] = (uint64_t)(uintptr_t)kernelParams;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchCooperativeKernel << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchCooperativeKernel))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     if ((uint32_t)cutap_res == 0) {
         if (!cutap_no_kernel_names)
             cutap_fp_name_function((uint64_t)(uintptr_t)f);
@@ -14291,6 +14414,45 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchCooperativeKernel_ptsz(void *f, unsigne
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchCooperativeKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)gridDimX;
+    cutap_w[2] = (uint64_t)gridDimY;
+    cutap_w[3] = (uint64_t)gridDimZ;
+    cutap_w[4] = (uint64_t)blockDimX;
+    cutap_w[5] = (uint64_t)blockDimY;
+    cutap_w[6] = (uint64_t)blockDimZ;
+    cutap_w[7] = (uint64_t)sharedMemBytes;
+    cutap_w[8] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[9] = (uint64_t)(uintptr_t)kernelParams;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 10u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchCooperativeKernel_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchCooperativeKernel_ptsz))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchCooperativeKernel_ptsz(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_c);
@@ -14347,6 +14509,38 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchGrid(void *f, int grid_width, int grid_
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchGrid(void *f, int grid_width, int grid_height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchGrid(f, grid_width, grid_height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)(int64_t)grid_width;
+    cutap_w[2] = (uint64_t)(int64_t)grid_height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuLaunchGrid << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGrid, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int))CUTAP_FP_REAL(CUTAP_ID_cuLaunchGrid))(f, grid_width, grid_height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     if ((uint32_t)cutap_res == 0) {
         if (!cutap_no_kernel_names)
             cutap_fp_name_function((uint64_t)(uintptr_t)f);
@@ -14411,6 +14605,39 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchGridAsync(void *f, int grid_width, int 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchGridAsync(void *f, int grid_width, int grid_height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)(int64_t)grid_width;
+    cutap_w[2] = (uint64_t)(int64_t)grid_height;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchGridAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGridAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchGridAsync))(f, grid_width, grid_height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     if ((uint32_t)cutap_res == 0) {
         if (!cutap_no_kernel_names)
             cutap_fp_name_function((uint64_t)(uintptr_t)f);
@@ -14607,6 +14834,46 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchKernel(void *f, unsigned int gridDimX, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)gridDimX;
+    cutap_w[2] = (uint64_t)gridDimY;
+    cutap_w[3] = (uint64_t)gridDimZ;
+    cutap_w[4] = (uint64_t)blockDimX;
+    cutap_w[5] = (uint64_t)blockDimY;
+    cutap_w[6] = (uint64_t)blockDimZ;
+    cutap_w[7] = (uint64_t)sharedMemBytes;
+    cutap_w[8] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[9] = (uint64_t)(uintptr_t)kernelParams;
+    cutap_w[10] = (uint64_t)(uintptr_t)extra;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchKernel << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchKernel))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuLaunchKernel(struct cutap_counter *cutap_c, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuLaunchKernel, cutap_c);
@@ -14671,6 +14938,46 @@ CUTAP_SLOW unsigned int cutap_tr_cuLaunchKernel_ptsz(void *f, unsigned int gridD
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (!cutap_no_kernel_names)
+            cutap_fp_name_function((uint64_t)(uintptr_t)f);
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuLaunchKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)f;
+    cutap_w[1] = (uint64_t)gridDimX;
+    cutap_w[2] = (uint64_t)gridDimY;
+    cutap_w[3] = (uint64_t)gridDimZ;
+    cutap_w[4] = (uint64_t)blockDimX;
+    cutap_w[5] = (uint64_t)blockDimY;
+    cutap_w[6] = (uint64_t)blockDimZ;
+    cutap_w[7] = (uint64_t)sharedMemBytes;
+    cutap_w[8] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[9] = (uint64_t)(uintptr_t)kernelParams;
+    cutap_w[10] = (uint64_t)(uintptr_t)extra;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 11u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchKernel_ptsz))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     if ((uint32_t)cutap_res == 0) {
         if (!cutap_no_kernel_names)
             cutap_fp_name_function((uint64_t)(uintptr_t)f);
@@ -18986,6 +19293,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy(unsigned long long dst, unsigned long 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy(dst, src, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dst;
+    cutap_w[1] = (uint64_t)src;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy))(dst, src, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy, cutap_c);
@@ -19040,6 +19375,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2D(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19101,6 +19462,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync(void *pCopy, void *hStream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DAsync(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync, cutap_c);
@@ -19156,6 +19544,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DAsync_v2(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync_v2))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19217,6 +19632,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStr
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DAsync_v2_ptsz(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_c);
@@ -19271,6 +19713,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DUnaligned(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19331,6 +19799,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned_v2(void *pCopy)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned_v2(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DUnaligned_v2(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned_v2))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2DUnaligned_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_c);
@@ -19385,6 +19879,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19445,6 +19965,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D_v2(void *pCopy)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D_v2(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2D_v2(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D_v2))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2, cutap_c);
@@ -19502,6 +20048,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy2D_v2_ptds(void *pCopy)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D_v2_ptds(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy2D_v2_ptds(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D_v2_ptds))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy2D_v2_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_c);
@@ -19556,6 +20128,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3D(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19617,6 +20215,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync(void *pCopy, void *hStream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DAsync(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync, cutap_c);
@@ -19675,6 +20300,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DAsync_v2(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync_v2))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DAsync_v2(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_c);
@@ -19730,6 +20382,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStr
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19792,6 +20471,43 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync(unsigned long numOps, void
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    if ((uint32_t)cutap_res == 0) {
+        if (failIdx) {
+            memcpy(&cutap_w[6], (const void *)failIdx, 8);
+            cutap_w[5] = CUTAP_FP_CAP(2, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)(uintptr_t)failIdx;
+    cutap_w[3] = (uint64_t)flags;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync))(numOps, opList, failIdx, flags, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     if ((uint32_t)cutap_res == 0) {
         if (failIdx) {
             memcpy(&cutap_w[6], (const void *)failIdx, 8);
@@ -19869,6 +20585,43 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps,
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)(uintptr_t)failIdx;
+    cutap_w[3] = (uint64_t)flags;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    cutap_w[5] = CUTAP_FP_CAP(2, 0, CUTAP_CAPS_NONE);
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 1u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz))(numOps, opList, failIdx, flags, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    if ((uint32_t)cutap_res == 0) {
+        if (failIdx) {
+            memcpy(&cutap_w[6], (const void *)failIdx, 8);
+            cutap_w[5] = CUTAP_FP_CAP(2, 8, CUTAP_CAPS_OK);
+        }
+    }
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_c);
@@ -19926,6 +20679,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_v2(unsigned long numOps, v
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_v2(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)flags;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_v2))(numOps, opList, flags, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -19989,6 +20771,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numO
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)flags;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz))(numOps, opList, flags, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DBatchAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_c);
@@ -20043,6 +20854,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeer(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeer(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DPeer(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeer << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeer))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20104,6 +20941,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DPeerAsync(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeerAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeerAsync))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeerAsync(struct cutap_counter *cutap_c, void *pCopy, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_c);
@@ -20159,6 +21023,33 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hSt
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    cutap_w[1] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz))(pCopy, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20219,6 +21110,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3DPeer_ptds(void *pCopy)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeer_ptds(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3DPeer_ptds(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeer_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeer_ptds))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3DPeer_ptds(struct cutap_counter *cutap_c, void *pCopy)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_c);
@@ -20276,6 +21193,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D_v2(void *pCopy)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D_v2(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3D_v2(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D_v2))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy3D_v2(struct cutap_counter *cutap_c, void *pCopy)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy3D_v2, cutap_c);
@@ -20330,6 +21273,32 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy3D_v2_ptds(void *pCopy)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D_v2_ptds(void *pCopy)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy3D_v2_ptds(pCopy);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)pCopy;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D_v2_ptds))(pCopy);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20393,6 +21362,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAsync(unsigned long long dst, unsigned 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAsync(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dst;
+    cutap_w[1] = (uint64_t)src;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAsync))(dst, src, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAsync(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAsync, cutap_c);
@@ -20450,6 +21448,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAsync_ptsz(unsigned long long dst, unsi
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAsync_ptsz(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dst;
+    cutap_w[1] = (uint64_t)src;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAsync_ptsz))(dst, src, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20514,6 +21541,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA(void *dstArray, unsigned int dstOf
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA(void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[3] = (uint64_t)srcOffset;
+    cutap_w[4] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA, cutap_c);
@@ -20572,6 +21629,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA_v2(void *dstArray, unsigned long d
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA_v2(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[3] = (uint64_t)srcOffset;
+    cutap_w[4] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA_v2))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20636,6 +21723,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned l
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[3] = (uint64_t)srcOffset;
+    cutap_w[4] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA_v2_ptds))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_c);
@@ -20693,6 +21810,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD(unsigned int dstDevice, void *srcA
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD(unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD))(dstDevice, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20756,6 +21902,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD_v2(unsigned long long dstDevice, v
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD_v2(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD_v2))(dstDevice, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2, cutap_c);
@@ -20816,6 +21991,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevi
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD_v2_ptds))(dstDevice, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_c);
@@ -20873,6 +22077,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH(void *dstHost, void *srcArray, uns
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH))(dstHost, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -20937,6 +22170,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync(void *dstHost, void *srcArray
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync))(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync, cutap_c);
@@ -20995,6 +22258,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcAr
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync_v2))(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21059,6 +22352,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz))(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoHAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_c);
@@ -21116,6 +22439,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH_v2))(dstHost, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21179,6 +22531,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcAr
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcArray;
+    cutap_w[2] = (uint64_t)srcOffset;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH_v2_ptds))(dstHost, srcArray, srcOffset, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyAtoH_v2_ptds(struct cutap_counter *cutap_c, void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_c);
@@ -21236,6 +22617,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA(void *dstArray, unsigned int dstOf
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA(void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA))(dstArray, dstOffset, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21299,6 +22709,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA_v2(void *dstArray, unsigned long d
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA_v2(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA_v2))(dstArray, dstOffset, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2, cutap_c);
@@ -21359,6 +22798,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned l
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA_v2_ptds))(dstArray, dstOffset, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_c);
@@ -21415,6 +22883,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD(unsigned int dstDevice, unsigned i
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD))(dstDevice, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21478,6 +22974,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync(unsigned int dstDevice, unsig
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync))(dstDevice, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync(struct cutap_counter *cutap_c, unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync, cutap_c);
@@ -21535,6 +23060,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync_v2(unsigned long long dstDevi
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync_v2))(dstDevice, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21598,6 +23152,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long ds
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz))(dstDevice, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoDAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_c);
@@ -21654,6 +23237,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD_v2(unsigned long long dstDevice, u
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD_v2))(dstDevice, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21716,6 +23327,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevi
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD_v2_ptds))(dstDevice, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_c);
@@ -21772,6 +23411,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH(void *dstHost, unsigned int srcDev
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH(void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH))(dstHost, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21835,6 +23502,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync(void *dstHost, unsigned int s
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync(void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync))(dstHost, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync(struct cutap_counter *cutap_c, void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync, cutap_c);
@@ -21892,6 +23588,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned lo
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync_v2))(dstHost, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -21955,6 +23680,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsign
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz))(dstHost, srcDevice, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoHAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_c);
@@ -22011,6 +23765,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH_v2(void *dstHost, unsigned long lo
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH_v2))(dstHost, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22073,6 +23855,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned lo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstHost;
+    cutap_w[1] = (uint64_t)srcDevice;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH_v2_ptds))(dstHost, srcDevice, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyDtoH_v2_ptds(struct cutap_counter *cutap_c, void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_c);
@@ -22130,6 +23940,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA(void *dstArray, unsigned int dstOf
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA))(dstArray, dstOffset, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22194,6 +24033,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync(void *dstArray, unsigned int 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync))(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync(struct cutap_counter *cutap_c, void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync, cutap_c);
@@ -22252,6 +24121,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned l
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync_v2))(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22316,6 +24215,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsig
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    cutap_w[4] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz))(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoAAsync_v2_ptsz(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_c);
@@ -22373,6 +24302,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA_v2(void *dstArray, unsigned long d
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA_v2))(dstArray, dstOffset, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22436,6 +24394,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned l
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dstArray;
+    cutap_w[1] = (uint64_t)dstOffset;
+    cutap_w[2] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[3] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA_v2_ptds))(dstArray, dstOffset, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoA_v2_ptds(struct cutap_counter *cutap_c, void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_c);
@@ -22492,6 +24479,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD(unsigned int dstDevice, void *srcH
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD(unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD))(dstDevice, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22555,6 +24570,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync(unsigned int dstDevice, void 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync(unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync))(dstDevice, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync(struct cutap_counter *cutap_c, unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync, cutap_c);
@@ -22612,6 +24656,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync_v2(unsigned long long dstDevi
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync_v2))(dstDevice, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22675,6 +24748,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long ds
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz))(dstDevice, srcHost, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoDAsync_v2_ptsz(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_c);
@@ -22731,6 +24833,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD_v2(unsigned long long dstDevice, v
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD_v2))(dstDevice, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22793,6 +24923,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevi
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)srcHost;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD_v2_ptds))(dstDevice, srcHost, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyHtoD_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_c);
@@ -22851,6 +25009,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeer(unsigned long long dstDevice, void
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeer(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)dstContext;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)(uintptr_t)srcContext;
+    cutap_w[4] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeer << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeer))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -22916,6 +25104,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeerAsync(unsigned long long dstDevice,
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeerAsync(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)dstContext;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)(uintptr_t)srcContext;
+    cutap_w[4] = (uint64_t)ByteCount;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeerAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeerAsync))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeerAsync(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeerAsync, cutap_c);
@@ -22975,6 +25194,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeerAsync_ptsz(unsigned long long dstDe
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeerAsync_ptsz(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)dstContext;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)(uintptr_t)srcContext;
+    cutap_w[4] = (uint64_t)ByteCount;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeerAsync_ptsz))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23039,6 +25289,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpyPeer_ptds(unsigned long long dstDevice,
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeer_ptds(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)(uintptr_t)dstContext;
+    cutap_w[2] = (uint64_t)srcDevice;
+    cutap_w[3] = (uint64_t)(uintptr_t)srcContext;
+    cutap_w[4] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeer_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeer_ptds))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpyPeer_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpyPeer_ptds, cutap_c);
@@ -23098,6 +25378,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemcpy_ptds(unsigned long long dst, unsigned 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemcpy_ptds(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemcpy_ptds(dst, src, ByteCount);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dst;
+    cutap_w[1] = (uint64_t)src;
+    cutap_w[2] = (uint64_t)ByteCount;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy_ptds))(dst, src, ByteCount);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemcpy_ptds(struct cutap_counter *cutap_c, unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemcpy_ptds, cutap_c);
@@ -23154,6 +25462,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16(unsigned int dstDevice, unsigned sh
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16(unsigned int dstDevice, unsigned short us, unsigned int N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD16(dstDevice, us, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)us;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned short, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16))(dstDevice, us, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23217,6 +25553,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16Async(unsigned long long dstDevice, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD16Async(dstDevice, us, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)us;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16Async))(dstDevice, us, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16Async, cutap_c);
@@ -23274,6 +25639,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16Async_ptsz(unsigned long long dstDev
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16Async_ptsz(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)us;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16Async_ptsz))(dstDevice, us, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23336,6 +25730,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16_v2(unsigned long long dstDevice, un
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16_v2(unsigned long long dstDevice, unsigned short us, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD16_v2(dstDevice, us, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)us;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16_v2))(dstDevice, us, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD16_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD16_v2, cutap_c);
@@ -23392,6 +25814,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD16_v2_ptds(unsigned long long dstDevic
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16_v2_ptds(unsigned long long dstDevice, unsigned short us, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD16_v2_ptds(dstDevice, us, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)us;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16_v2_ptds))(dstDevice, us, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23453,6 +25903,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16(unsigned int dstDevice, unsigned 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16(unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)us;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16))(dstDevice, dstPitch, us, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23518,6 +25998,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16Async(unsigned long long dstDevice
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)us;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16Async))(dstDevice, dstPitch, us, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16Async, cutap_c);
@@ -23577,6 +26088,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16Async_ptsz(unsigned long long dstD
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)us;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16Async_ptsz))(dstDevice, dstPitch, us, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23641,6 +26183,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16_v2(unsigned long long dstDevice, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)us;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16_v2))(dstDevice, dstPitch, us, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2, cutap_c);
@@ -23702,6 +26274,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D16_v2_ptds(unsigned long long dstDev
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)us;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16_v2_ptds))(dstDevice, dstPitch, us, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D16_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_c);
@@ -23760,6 +26362,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32(unsigned int dstDevice, unsigned 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32(unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)ui;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32))(dstDevice, dstPitch, ui, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23825,6 +26457,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32Async(unsigned long long dstDevice
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)ui;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32Async))(dstDevice, dstPitch, ui, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32Async, cutap_c);
@@ -23884,6 +26547,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32Async_ptsz(unsigned long long dstD
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)ui;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32Async_ptsz))(dstDevice, dstPitch, ui, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -23948,6 +26642,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32_v2(unsigned long long dstDevice, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)ui;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32_v2))(dstDevice, dstPitch, ui, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2, cutap_c);
@@ -24009,6 +26733,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D32_v2_ptds(unsigned long long dstDev
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)ui;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32_v2_ptds))(dstDevice, dstPitch, ui, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D32_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_c);
@@ -24067,6 +26821,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8(unsigned int dstDevice, unsigned i
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8(unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)uc;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8))(dstDevice, dstPitch, uc, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24132,6 +26916,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8Async(unsigned long long dstDevice,
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)uc;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8Async))(dstDevice, dstPitch, uc, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8Async, cutap_c);
@@ -24191,6 +27006,37 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8Async_ptsz(unsigned long long dstDe
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)uc;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    cutap_w[5] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8Async_ptsz))(dstDevice, dstPitch, uc, Width, Height, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24255,6 +27101,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8_v2(unsigned long long dstDevice, u
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)uc;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8_v2))(dstDevice, dstPitch, uc, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2, cutap_c);
@@ -24316,6 +27192,36 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD2D8_v2_ptds(unsigned long long dstDevi
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)dstPitch;
+    cutap_w[2] = (uint64_t)uc;
+    cutap_w[3] = (uint64_t)Width;
+    cutap_w[4] = (uint64_t)Height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8_v2_ptds))(dstDevice, dstPitch, uc, Width, Height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD2D8_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_c);
@@ -24372,6 +27278,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32(unsigned int dstDevice, unsigned in
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32(unsigned int dstDevice, unsigned int ui, unsigned int N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD32(dstDevice, ui, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)ui;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32))(dstDevice, ui, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24435,6 +27369,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32Async(unsigned long long dstDevice, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)ui;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32Async))(dstDevice, ui, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32Async, cutap_c);
@@ -24492,6 +27455,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32Async_ptsz(unsigned long long dstDev
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32Async_ptsz(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)ui;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32Async_ptsz))(dstDevice, ui, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24554,6 +27546,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32_v2(unsigned long long dstDevice, un
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32_v2(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD32_v2(dstDevice, ui, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)ui;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32_v2))(dstDevice, ui, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2, cutap_c);
@@ -24613,6 +27633,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD32_v2_ptds(unsigned long long dstDevic
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32_v2_ptds(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)ui;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32_v2_ptds))(dstDevice, ui, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD32_v2_ptds(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_c);
@@ -24669,6 +27717,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8(unsigned int dstDevice, unsigned cha
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8(unsigned int dstDevice, unsigned char uc, unsigned int N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD8(dstDevice, uc, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)uc;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned char, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8))(dstDevice, uc, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24732,6 +27808,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8Async(unsigned long long dstDevice, u
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)uc;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8Async << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8Async))(dstDevice, uc, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8Async(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8Async, cutap_c);
@@ -24789,6 +27894,35 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8Async_ptsz(unsigned long long dstDevi
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8Async_ptsz(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)uc;
+    cutap_w[2] = (uint64_t)N;
+    cutap_w[3] = (uint64_t)(uintptr_t)hStream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8Async_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8Async_ptsz))(dstDevice, uc, N, hStream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -24851,6 +27985,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8_v2(unsigned long long dstDevice, uns
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8_v2(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD8_v2(dstDevice, uc, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)uc;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8_v2 << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8_v2))(dstDevice, uc, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cuMemsetD8_v2(struct cutap_counter *cutap_c, unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cuMemsetD8_v2, cutap_c);
@@ -24907,6 +28069,34 @@ CUTAP_SLOW unsigned int cutap_tr_cuMemsetD8_v2_ptds(unsigned long long dstDevice
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8_v2_ptds(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)dstDevice;
+    cutap_w[1] = (uint64_t)uc;
+    cutap_w[2] = (uint64_t)N;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8_v2_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8_v2_ptds))(dstDevice, uc, N);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }

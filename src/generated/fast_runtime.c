@@ -549,6 +549,37 @@ CUTAP_SLOW unsigned int cutap_tr___cudaLaunchKernel(void *kernel, struct cutap_s
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg___cudaLaunchKernel(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow___cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)kernel;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID___cudaLaunchKernel << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID___cudaLaunchKernel))(kernel, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs___cudaLaunchKernel(struct cutap_counter *cutap_c, void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID___cudaLaunchKernel, cutap_c);
@@ -608,6 +639,37 @@ CUTAP_SLOW unsigned int cutap_tr___cudaLaunchKernel_ptsz(void *kernel, struct cu
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg___cudaLaunchKernel_ptsz(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow___cudaLaunchKernel_ptsz(kernel, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)kernel;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID___cudaLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID___cudaLaunchKernel_ptsz))(kernel, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -9201,6 +9263,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphLaunch(void *graphExec, void *stream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaGraphLaunch(void *graphExec, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaGraphLaunch(graphExec, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)graphExec;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGraphLaunch << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaGraphLaunch))(graphExec, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaGraphLaunch(struct cutap_counter *cutap_c, void *graphExec, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaGraphLaunch, cutap_c);
@@ -9256,6 +9345,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaGraphLaunch_ptsz(void *graphExec, void *str
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaGraphLaunch_ptsz(void *graphExec, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaGraphLaunch_ptsz(graphExec, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)graphExec;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGraphLaunch_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaGraphLaunch_ptsz))(graphExec, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -11864,6 +11980,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchCooperativeKernel(void *func, struct 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaLaunchCooperativeKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)func;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchCooperativeKernel << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchCooperativeKernel))(func, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchCooperativeKernel(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_c);
@@ -11923,6 +12070,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchCooperativeKernel_ptsz(void *func, st
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)func;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchCooperativeKernel_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz))(func, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -12106,6 +12284,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchKernel(void *func, struct cutap_sv_di
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaLaunchKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)func;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchKernel << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchKernel))(func, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaLaunchKernel(struct cutap_counter *cutap_c, void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaLaunchKernel, cutap_c);
@@ -12165,6 +12374,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaLaunchKernel_ptsz(void *func, struct cutap_
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaLaunchKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)func;
+    cutap_w[1] = (uint64_t)(uintptr_t)&gridDim;
+    cutap_w[2] = (uint64_t)(uintptr_t)&blockDim;
+    cutap_w[3] = (uint64_t)(uintptr_t)args;
+    cutap_w[4] = (uint64_t)sharedMem;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchKernel_ptsz))(func, gridDim, blockDim, args, sharedMem, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14339,6 +14579,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy(void *dst, void *src, unsigned long 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy(dst, src, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy))(dst, src, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy, cutap_c);
@@ -14399,6 +14668,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2D(void *dst, unsigned long dpitch, v
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2D(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)spitch;
+    cutap_w[4] = (uint64_t)width;
+    cutap_w[5] = (uint64_t)height;
+    cutap_w[6] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2D))(dst, dpitch, src, spitch, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14467,6 +14768,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DArrayToArray(void *dst, unsigned lo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffsetDst;
+    cutap_w[2] = (uint64_t)hOffsetDst;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)wOffsetSrc;
+    cutap_w[5] = (uint64_t)hOffsetSrc;
+    cutap_w[6] = (uint64_t)width;
+    cutap_w[7] = (uint64_t)height;
+    cutap_w[8] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DArrayToArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DArrayToArray))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DArrayToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_c);
@@ -14529,6 +14864,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DArrayToArray_ptds(void *dst, unsign
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffsetDst;
+    cutap_w[2] = (uint64_t)hOffsetDst;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)wOffsetSrc;
+    cutap_w[5] = (uint64_t)hOffsetSrc;
+    cutap_w[6] = (uint64_t)width;
+    cutap_w[7] = (uint64_t)height;
+    cutap_w[8] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DArrayToArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14596,6 +14965,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DAsync(void *dst, unsigned long dpit
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DAsync(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)spitch;
+    cutap_w[4] = (uint64_t)width;
+    cutap_w[5] = (uint64_t)height;
+    cutap_w[6] = (uint64_t)kind;
+    cutap_w[7] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DAsync))(dst, dpitch, src, spitch, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync, cutap_c);
@@ -14660,6 +15062,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)spitch;
+    cutap_w[4] = (uint64_t)width;
+    cutap_w[5] = (uint64_t)height;
+    cutap_w[6] = (uint64_t)kind;
+    cutap_w[7] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DAsync_ptsz))(dst, dpitch, src, spitch, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DAsync_ptsz(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_c);
@@ -14721,6 +15156,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArray(void *dst, unsigned long 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArray(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)wOffset;
+    cutap_w[4] = (uint64_t)hOffset;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArray))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14789,6 +15257,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArrayAsync(void *dst, unsigned 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArrayAsync(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)wOffset;
+    cutap_w[4] = (uint64_t)hOffset;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    cutap_w[8] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArrayAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArrayAsync))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_c);
@@ -14851,6 +15353,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsi
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)wOffset;
+    cutap_w[4] = (uint64_t)hOffset;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    cutap_w[8] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -14918,6 +15454,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DFromArray_ptds(void *dst, unsigned 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArray_ptds(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)wOffset;
+    cutap_w[4] = (uint64_t)hOffset;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArray_ptds))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DFromArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_c);
@@ -14979,6 +15548,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArray(void *dst, unsigned long wO
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)spitch;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArray))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15047,6 +15649,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArrayAsync(void *dst, unsigned lo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)spitch;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    cutap_w[8] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArrayAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArrayAsync))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_c);
@@ -15109,6 +15745,40 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsign
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)spitch;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    cutap_w[8] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 9u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15176,6 +15846,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2DToArray_ptds(void *dst, unsigned lo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)spitch;
+    cutap_w[5] = (uint64_t)width;
+    cutap_w[6] = (uint64_t)height;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArray_ptds))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2DToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_c);
@@ -15239,6 +15942,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy2D_ptds(void *dst, unsigned long dpit
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2D_ptds(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)dpitch;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)spitch;
+    cutap_w[4] = (uint64_t)width;
+    cutap_w[5] = (uint64_t)height;
+    cutap_w[6] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2D_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2D_ptds))(dst, dpitch, src, spitch, width, height, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy2D_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy2D_ptds, cutap_c);
@@ -15293,6 +16028,32 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3D(void *p)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3D(void *p)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3D(p);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3D))(p);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15354,6 +16115,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DAsync(void *p, void *stream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DAsync(void *p, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DAsync(p, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DAsync))(p, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DAsync(struct cutap_counter *cutap_c, void *p, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DAsync, cutap_c);
@@ -15409,6 +16197,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DAsync_ptsz(p, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DAsync_ptsz))(p, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15472,6 +16287,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DBatchAsync(unsigned long numOps, vo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DBatchAsync(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DBatchAsync(numOps, opList, flags, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)flags;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DBatchAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DBatchAsync))(numOps, opList, flags, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAsync(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_c);
@@ -15532,6 +16376,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOp
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DBatchAsync_ptsz(numOps, opList, flags, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)numOps;
+    cutap_w[1] = (uint64_t)(uintptr_t)opList;
+    cutap_w[2] = (uint64_t)flags;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz))(numOps, opList, flags, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DBatchAsync_ptsz(struct cutap_counter *cutap_c, unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_c);
@@ -15586,6 +16459,32 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeer(void *p)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeer(void *p)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DPeer(p);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeer << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeer))(p);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15647,6 +16546,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeerAsync(void *p, void *stream)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeerAsync(void *p, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DPeerAsync(p, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeerAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeerAsync))(p, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeerAsync(struct cutap_counter *cutap_c, void *p, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_c);
@@ -15702,6 +16628,33 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeerAsync_ptsz(void *p, void *strea
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeerAsync_ptsz(void *p, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DPeerAsync_ptsz(p, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    cutap_w[1] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 2u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz))(p, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15762,6 +16715,32 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3DPeer_ptds(void *p)
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeer_ptds(void *p)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3DPeer_ptds(p);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeer_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeer_ptds))(p);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpy3DPeer_ptds(struct cutap_counter *cutap_c, void *p)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_c);
@@ -15816,6 +16795,32 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy3D_ptds(void *p)
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3D_ptds(void *p)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy3D_ptds(p);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)p;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 1u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3D_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3D_ptds))(p);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -15883,6 +16888,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyArrayToArray(void *dst, unsigned long
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffsetDst;
+    cutap_w[2] = (uint64_t)hOffsetDst;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)wOffsetSrc;
+    cutap_w[5] = (uint64_t)hOffsetSrc;
+    cutap_w[6] = (uint64_t)count;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyArrayToArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyArrayToArray))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToArray(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray, cutap_c);
@@ -15947,6 +16985,39 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyArrayToArray_ptds(void *dst, unsigned
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffsetDst;
+    cutap_w[2] = (uint64_t)hOffsetDst;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)wOffsetSrc;
+    cutap_w[5] = (uint64_t)hOffsetSrc;
+    cutap_w[6] = (uint64_t)count;
+    cutap_w[7] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 8u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyArrayToArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyArrayToArray_ptds))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyArrayToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_c);
@@ -16005,6 +17076,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyAsync(void *dst, void *src, unsigned 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyAsync(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyAsync(dst, src, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)kind;
+    cutap_w[4] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyAsync))(dst, src, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16069,6 +17170,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyAsync_ptsz(void *dst, void *src, unsi
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyAsync_ptsz(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyAsync_ptsz(dst, src, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)kind;
+    cutap_w[4] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyAsync_ptsz))(dst, src, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyAsync_ptsz(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_c);
@@ -16128,6 +17259,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArray(void *dst, void *src, unsig
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArray(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)wOffset;
+    cutap_w[3] = (uint64_t)hOffset;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArray))(dst, src, wOffset, hOffset, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16194,6 +17356,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArrayAsync(void *dst, void *src, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArrayAsync(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)wOffset;
+    cutap_w[3] = (uint64_t)hOffset;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    cutap_w[6] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArrayAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArrayAsync))(dst, src, wOffset, hOffset, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArrayAsync(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_c);
@@ -16254,6 +17448,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)wOffset;
+    cutap_w[3] = (uint64_t)hOffset;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    cutap_w[6] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz))(dst, src, wOffset, hOffset, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16319,6 +17545,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromArray_ptds(void *dst, void *src, 
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArray_ptds(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)wOffset;
+    cutap_w[3] = (uint64_t)hOffset;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArray_ptds))(dst, src, wOffset, hOffset, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromArray_ptds(struct cutap_counter *cutap_c, void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_c);
@@ -16377,6 +17634,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbol(void *dst, void *symbol, u
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbol(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbol << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbol))(dst, symbol, count, offset, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16442,6 +17729,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbolAsync(void *dst, void *symb
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbolAsync(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbolAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbolAsync))(dst, symbol, count, offset, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbolAsync(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_c);
@@ -16501,6 +17819,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz))(dst, symbol, count, offset, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16565,6 +17914,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyFromSymbol_ptds(void *dst, void *symb
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbol_ptds(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbol_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbol_ptds))(dst, symbol, count, offset, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyFromSymbol_ptds(struct cutap_counter *cutap_c, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_c);
@@ -16623,6 +18002,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyPeer(void *dst, int dstDevice, void *
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyPeer(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(int64_t)dstDevice;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)(int64_t)srcDevice;
+    cutap_w[4] = (uint64_t)count;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyPeer << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeer, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyPeer))(dst, dstDevice, src, srcDevice, count);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16688,6 +18097,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyPeerAsync(void *dst, int dstDevice, v
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyPeerAsync(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(int64_t)dstDevice;
+    cutap_w[2] = (uint64_t)(uintptr_t)src;
+    cutap_w[3] = (uint64_t)(int64_t)srcDevice;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyPeerAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeerAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyPeerAsync))(dst, dstDevice, src, srcDevice, count, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyPeerAsync(struct cutap_counter *cutap_c, void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyPeerAsync, cutap_c);
@@ -16747,6 +18187,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArray(void *dst, unsigned long wOff
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArray << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArray))(dst, wOffset, hOffset, src, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16813,6 +18284,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArrayAsync(void *dst, unsigned long
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    cutap_w[6] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArrayAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArrayAsync))(dst, wOffset, hOffset, src, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArrayAsync(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_c);
@@ -16873,6 +18376,38 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    cutap_w[6] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 7u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz))(dst, wOffset, hOffset, src, count, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -16938,6 +18473,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToArray_ptds(void *dst, unsigned long
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)wOffset;
+    cutap_w[2] = (uint64_t)hOffset;
+    cutap_w[3] = (uint64_t)(uintptr_t)src;
+    cutap_w[4] = (uint64_t)count;
+    cutap_w[5] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArray_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArray_ptds))(dst, wOffset, hOffset, src, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToArray_ptds(struct cutap_counter *cutap_c, void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_c);
@@ -16996,6 +18562,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbol(void *symbol, void *src, uns
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbol(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbol << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbol))(symbol, src, count, offset, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17061,6 +18657,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbolAsync(void *symbol, void *src
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbolAsync(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbolAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbolAsync))(symbol, src, count, offset, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbolAsync(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_c);
@@ -17120,6 +18747,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz))(symbol, src, count, offset, kind, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17184,6 +18842,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpyToSymbol_ptds(void *symbol, void *src
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbol_ptds(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)symbol;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)offset;
+    cutap_w[4] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbol_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbol_ptds))(symbol, src, count, offset, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemcpyToSymbol_ptds(struct cutap_counter *cutap_c, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_c);
@@ -17241,6 +18929,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemcpy_ptds(void *dst, void *src, unsigned 
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy_ptds(void *dst, void *src, unsigned long count, unsigned int kind)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemcpy_ptds(dst, src, count, kind);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)dst;
+    cutap_w[1] = (uint64_t)(uintptr_t)src;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)kind;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy_ptds))(dst, src, count, kind);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17303,6 +19020,34 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset(void *devPtr, int value, unsigned lo
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset(void *devPtr, int value, unsigned long count)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset(devPtr, value, count);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)count;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset))(devPtr, value, count);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset, cutap_c);
@@ -17361,6 +19106,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2D(void *devPtr, unsigned long pitch,
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset2D(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset2D(devPtr, pitch, value, width, height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)pitch;
+    cutap_w[2] = (uint64_t)(int64_t)value;
+    cutap_w[3] = (uint64_t)width;
+    cutap_w[4] = (uint64_t)height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2D))(devPtr, pitch, value, width, height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17426,6 +19201,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2DAsync(void *devPtr, unsigned long p
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset2DAsync(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset2DAsync(devPtr, pitch, value, width, height, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)pitch;
+    cutap_w[2] = (uint64_t)(int64_t)value;
+    cutap_w[3] = (uint64_t)width;
+    cutap_w[4] = (uint64_t)height;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2DAsync))(devPtr, pitch, value, width, height, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2DAsync(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2DAsync, cutap_c);
@@ -17485,6 +19291,37 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2DAsync_ptsz(void *devPtr, unsigned l
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset2DAsync_ptsz(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)pitch;
+    cutap_w[2] = (uint64_t)(int64_t)value;
+    cutap_w[3] = (uint64_t)width;
+    cutap_w[4] = (uint64_t)height;
+    cutap_w[5] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 6u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2DAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2DAsync_ptsz))(devPtr, pitch, value, width, height, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17549,6 +19386,36 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset2D_ptds(void *devPtr, unsigned long p
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset2D_ptds(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset2D_ptds(devPtr, pitch, value, width, height);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)pitch;
+    cutap_w[2] = (uint64_t)(int64_t)value;
+    cutap_w[3] = (uint64_t)width;
+    cutap_w[4] = (uint64_t)height;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 5u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2D_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2D_ptds))(devPtr, pitch, value, width, height);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset2D_ptds(struct cutap_counter *cutap_c, void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset2D_ptds, cutap_c);
@@ -17605,6 +19472,34 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pit
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset3D(pitchedDevPtr, value, extent);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)&pitchedDevPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)(uintptr_t)&extent;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset3D << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3D))(pitchedDevPtr, value, extent);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17668,6 +19563,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPt
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset3DAsync(pitchedDevPtr, value, extent, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)&pitchedDevPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)(uintptr_t)&extent;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset3DAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3DAsync))(pitchedDevPtr, value, extent, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync, cutap_c);
@@ -17728,6 +19652,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitc
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)&pitchedDevPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)(uintptr_t)&extent;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset3DAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3DAsync_ptsz))(pitchedDevPtr, value, extent, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemset3DAsync_ptsz(struct cutap_counter *cutap_c, struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_c);
@@ -17784,6 +19737,34 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPt
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset3D_ptds(pitchedDevPtr, value, extent);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)&pitchedDevPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)(uintptr_t)&extent;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset3D_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3D_ptds))(pitchedDevPtr, value, extent);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
@@ -17847,6 +19828,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemsetAsync(void *devPtr, int value, unsign
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemsetAsync(void *devPtr, int value, unsigned long count, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemsetAsync(devPtr, value, count, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemsetAsync << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemsetAsync))(devPtr, value, count, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync, cutap_c);
@@ -17907,6 +19917,35 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemsetAsync_ptsz(void *devPtr, int value, u
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }
+CUTAP_SLOW unsigned int cutap_tg_cudaMemsetAsync_ptsz(void *devPtr, int value, unsigned long count, void *stream)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 2, &cutap_r), 0)) {
+        return cutap_slow_cudaMemsetAsync_ptsz(devPtr, value, count, stream);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)count;
+    cutap_w[3] = (uint64_t)(uintptr_t)stream;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 4u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemsetAsync_ptsz << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemsetAsync_ptsz))(devPtr, value, count, stream);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
 static __attribute__((noinline, cold)) unsigned int cutap_cs_cudaMemsetAsync_ptsz(struct cutap_counter *cutap_c, void *devPtr, int value, unsigned long count, void *stream)
 {
     uint64_t cutap_t0 = cutap_fp_sample_begin(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_c);
@@ -17963,6 +20002,34 @@ CUTAP_SLOW unsigned int cutap_tr_cudaMemset_ptds(void *devPtr, int value, unsign
     cutap_t->depth = cutap_d;
     cutap_r->t1 = cutap_t1;
     cutap_r->result = (uint64_t)cutap_res;
+    __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    return cutap_res;
+}
+CUTAP_SLOW unsigned int cutap_tg_cudaMemset_ptds(void *devPtr, int value, unsigned long count)
+{
+    __seg_fs struct cutap_thread *cutap_t = CUTAP_FS_TLS;
+    struct cutap_rec_call *cutap_r;
+    if (__builtin_expect(!cutap_fp_reserve_fs(cutap_t, 1, &cutap_r), 0)) {
+        return cutap_slow_cudaMemset_ptds(devPtr, value, count);
+    }
+    uint64_t *cutap_w = (uint64_t *)(void *)((char *)cutap_r + offsetof(struct cutap_rec_call, words));
+    cutap_w[0] = (uint64_t)(uintptr_t)devPtr;
+    cutap_w[1] = (uint64_t)(int64_t)value;
+    cutap_w[2] = (uint64_t)count;
+    uint32_t cutap_d = cutap_t->depth;
+    uint32_t cutap_dnc = (uint32_t)(uint16_t)cutap_d | 3u << 16 | 0u << 24;
+    memcpy(&cutap_r->depth, &cutap_dnc, sizeof cutap_dnc);
+    cutap_r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset_ptds << 32, __ATOMIC_RELEASE);
+    cutap_t->depth = cutap_d + 1;
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset_ptds, cutap_r);
+    unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset_ptds))(devPtr, value, count);
+    uint64_t cutap_t1 = cutap_rec_clock();
+    cutap_t->depth = cutap_d;
+    cutap_r->t1 = cutap_t1;
+    cutap_r->result = (uint64_t)cutap_res;
+    if (cutap_g)
+        cutap_fp_gpu_post(cutap_g, (uint64_t)cutap_res);
     __atomic_store_n(&cutap_r->flags, (uint8_t)(0 | CUTAP_RF_DONE), __ATOMIC_RELEASE);
     return cutap_res;
 }

@@ -3409,6 +3409,183 @@ extern void cutap_tr_nvmlVgpuTypeGetMaxInstances(void), cutap_ct_nvmlVgpuTypeGet
 extern void cutap_tr_nvmlVgpuTypeGetMaxInstancesPerVm(void), cutap_ct_nvmlVgpuTypeGetMaxInstancesPerVm(void);
 extern void cutap_tr_nvmlVgpuTypeGetNumDisplayHeads(void), cutap_ct_nvmlVgpuTypeGetNumDisplayHeads(void);
 extern void cutap_tr_nvmlVgpuTypeGetResolution(void), cutap_ct_nvmlVgpuTypeGetResolution(void);
+extern void cutap_tg_cuGraphLaunch(void);
+extern void cutap_tg_cuGraphLaunch_ptsz(void);
+extern void cutap_tg_cuLaunch(void);
+extern void cutap_tg_cuLaunchCooperativeKernel(void);
+extern void cutap_tg_cuLaunchCooperativeKernel_ptsz(void);
+extern void cutap_tg_cuLaunchGrid(void);
+extern void cutap_tg_cuLaunchGridAsync(void);
+extern void cutap_tg_cuLaunchKernel(void);
+extern void cutap_tg_cuLaunchKernel_ptsz(void);
+extern void cutap_tg_cuMemcpy(void);
+extern void cutap_tg_cuMemcpy2D(void);
+extern void cutap_tg_cuMemcpy2DAsync(void);
+extern void cutap_tg_cuMemcpy2DAsync_v2(void);
+extern void cutap_tg_cuMemcpy2DAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpy2DUnaligned(void);
+extern void cutap_tg_cuMemcpy2DUnaligned_v2(void);
+extern void cutap_tg_cuMemcpy2DUnaligned_v2_ptds(void);
+extern void cutap_tg_cuMemcpy2D_v2(void);
+extern void cutap_tg_cuMemcpy2D_v2_ptds(void);
+extern void cutap_tg_cuMemcpy3D(void);
+extern void cutap_tg_cuMemcpy3DAsync(void);
+extern void cutap_tg_cuMemcpy3DAsync_v2(void);
+extern void cutap_tg_cuMemcpy3DAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpy3DBatchAsync(void);
+extern void cutap_tg_cuMemcpy3DBatchAsync_ptsz(void);
+extern void cutap_tg_cuMemcpy3DBatchAsync_v2(void);
+extern void cutap_tg_cuMemcpy3DBatchAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpy3DPeer(void);
+extern void cutap_tg_cuMemcpy3DPeerAsync(void);
+extern void cutap_tg_cuMemcpy3DPeerAsync_ptsz(void);
+extern void cutap_tg_cuMemcpy3DPeer_ptds(void);
+extern void cutap_tg_cuMemcpy3D_v2(void);
+extern void cutap_tg_cuMemcpy3D_v2_ptds(void);
+extern void cutap_tg_cuMemcpyAsync(void);
+extern void cutap_tg_cuMemcpyAsync_ptsz(void);
+extern void cutap_tg_cuMemcpyAtoA(void);
+extern void cutap_tg_cuMemcpyAtoA_v2(void);
+extern void cutap_tg_cuMemcpyAtoA_v2_ptds(void);
+extern void cutap_tg_cuMemcpyAtoD(void);
+extern void cutap_tg_cuMemcpyAtoD_v2(void);
+extern void cutap_tg_cuMemcpyAtoD_v2_ptds(void);
+extern void cutap_tg_cuMemcpyAtoH(void);
+extern void cutap_tg_cuMemcpyAtoHAsync(void);
+extern void cutap_tg_cuMemcpyAtoHAsync_v2(void);
+extern void cutap_tg_cuMemcpyAtoHAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpyAtoH_v2(void);
+extern void cutap_tg_cuMemcpyAtoH_v2_ptds(void);
+extern void cutap_tg_cuMemcpyDtoA(void);
+extern void cutap_tg_cuMemcpyDtoA_v2(void);
+extern void cutap_tg_cuMemcpyDtoA_v2_ptds(void);
+extern void cutap_tg_cuMemcpyDtoD(void);
+extern void cutap_tg_cuMemcpyDtoDAsync(void);
+extern void cutap_tg_cuMemcpyDtoDAsync_v2(void);
+extern void cutap_tg_cuMemcpyDtoDAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpyDtoD_v2(void);
+extern void cutap_tg_cuMemcpyDtoD_v2_ptds(void);
+extern void cutap_tg_cuMemcpyDtoH(void);
+extern void cutap_tg_cuMemcpyDtoHAsync(void);
+extern void cutap_tg_cuMemcpyDtoHAsync_v2(void);
+extern void cutap_tg_cuMemcpyDtoHAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpyDtoH_v2(void);
+extern void cutap_tg_cuMemcpyDtoH_v2_ptds(void);
+extern void cutap_tg_cuMemcpyHtoA(void);
+extern void cutap_tg_cuMemcpyHtoAAsync(void);
+extern void cutap_tg_cuMemcpyHtoAAsync_v2(void);
+extern void cutap_tg_cuMemcpyHtoAAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpyHtoA_v2(void);
+extern void cutap_tg_cuMemcpyHtoA_v2_ptds(void);
+extern void cutap_tg_cuMemcpyHtoD(void);
+extern void cutap_tg_cuMemcpyHtoDAsync(void);
+extern void cutap_tg_cuMemcpyHtoDAsync_v2(void);
+extern void cutap_tg_cuMemcpyHtoDAsync_v2_ptsz(void);
+extern void cutap_tg_cuMemcpyHtoD_v2(void);
+extern void cutap_tg_cuMemcpyHtoD_v2_ptds(void);
+extern void cutap_tg_cuMemcpyPeer(void);
+extern void cutap_tg_cuMemcpyPeerAsync(void);
+extern void cutap_tg_cuMemcpyPeerAsync_ptsz(void);
+extern void cutap_tg_cuMemcpyPeer_ptds(void);
+extern void cutap_tg_cuMemcpy_ptds(void);
+extern void cutap_tg_cuMemsetD16(void);
+extern void cutap_tg_cuMemsetD16Async(void);
+extern void cutap_tg_cuMemsetD16Async_ptsz(void);
+extern void cutap_tg_cuMemsetD16_v2(void);
+extern void cutap_tg_cuMemsetD16_v2_ptds(void);
+extern void cutap_tg_cuMemsetD2D16(void);
+extern void cutap_tg_cuMemsetD2D16Async(void);
+extern void cutap_tg_cuMemsetD2D16Async_ptsz(void);
+extern void cutap_tg_cuMemsetD2D16_v2(void);
+extern void cutap_tg_cuMemsetD2D16_v2_ptds(void);
+extern void cutap_tg_cuMemsetD2D32(void);
+extern void cutap_tg_cuMemsetD2D32Async(void);
+extern void cutap_tg_cuMemsetD2D32Async_ptsz(void);
+extern void cutap_tg_cuMemsetD2D32_v2(void);
+extern void cutap_tg_cuMemsetD2D32_v2_ptds(void);
+extern void cutap_tg_cuMemsetD2D8(void);
+extern void cutap_tg_cuMemsetD2D8Async(void);
+extern void cutap_tg_cuMemsetD2D8Async_ptsz(void);
+extern void cutap_tg_cuMemsetD2D8_v2(void);
+extern void cutap_tg_cuMemsetD2D8_v2_ptds(void);
+extern void cutap_tg_cuMemsetD32(void);
+extern void cutap_tg_cuMemsetD32Async(void);
+extern void cutap_tg_cuMemsetD32Async_ptsz(void);
+extern void cutap_tg_cuMemsetD32_v2(void);
+extern void cutap_tg_cuMemsetD32_v2_ptds(void);
+extern void cutap_tg_cuMemsetD8(void);
+extern void cutap_tg_cuMemsetD8Async(void);
+extern void cutap_tg_cuMemsetD8Async_ptsz(void);
+extern void cutap_tg_cuMemsetD8_v2(void);
+extern void cutap_tg_cuMemsetD8_v2_ptds(void);
+extern void cutap_tg___cudaLaunchKernel(void);
+extern void cutap_tg___cudaLaunchKernel_ptsz(void);
+extern void cutap_tg_cudaGraphLaunch(void);
+extern void cutap_tg_cudaGraphLaunch_ptsz(void);
+extern void cutap_tg_cudaLaunchCooperativeKernel(void);
+extern void cutap_tg_cudaLaunchCooperativeKernel_ptsz(void);
+extern void cutap_tg_cudaLaunchKernel(void);
+extern void cutap_tg_cudaLaunchKernel_ptsz(void);
+extern void cutap_tg_cudaMemcpy(void);
+extern void cutap_tg_cudaMemcpy2D(void);
+extern void cutap_tg_cudaMemcpy2DArrayToArray(void);
+extern void cutap_tg_cudaMemcpy2DArrayToArray_ptds(void);
+extern void cutap_tg_cudaMemcpy2DAsync(void);
+extern void cutap_tg_cudaMemcpy2DAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy2DFromArray(void);
+extern void cutap_tg_cudaMemcpy2DFromArrayAsync(void);
+extern void cutap_tg_cudaMemcpy2DFromArrayAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy2DFromArray_ptds(void);
+extern void cutap_tg_cudaMemcpy2DToArray(void);
+extern void cutap_tg_cudaMemcpy2DToArrayAsync(void);
+extern void cutap_tg_cudaMemcpy2DToArrayAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy2DToArray_ptds(void);
+extern void cutap_tg_cudaMemcpy2D_ptds(void);
+extern void cutap_tg_cudaMemcpy3D(void);
+extern void cutap_tg_cudaMemcpy3DAsync(void);
+extern void cutap_tg_cudaMemcpy3DAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy3DBatchAsync(void);
+extern void cutap_tg_cudaMemcpy3DBatchAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy3DPeer(void);
+extern void cutap_tg_cudaMemcpy3DPeerAsync(void);
+extern void cutap_tg_cudaMemcpy3DPeerAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpy3DPeer_ptds(void);
+extern void cutap_tg_cudaMemcpy3D_ptds(void);
+extern void cutap_tg_cudaMemcpyArrayToArray(void);
+extern void cutap_tg_cudaMemcpyArrayToArray_ptds(void);
+extern void cutap_tg_cudaMemcpyAsync(void);
+extern void cutap_tg_cudaMemcpyAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpyFromArray(void);
+extern void cutap_tg_cudaMemcpyFromArrayAsync(void);
+extern void cutap_tg_cudaMemcpyFromArrayAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpyFromArray_ptds(void);
+extern void cutap_tg_cudaMemcpyFromSymbol(void);
+extern void cutap_tg_cudaMemcpyFromSymbolAsync(void);
+extern void cutap_tg_cudaMemcpyFromSymbolAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpyFromSymbol_ptds(void);
+extern void cutap_tg_cudaMemcpyPeer(void);
+extern void cutap_tg_cudaMemcpyPeerAsync(void);
+extern void cutap_tg_cudaMemcpyToArray(void);
+extern void cutap_tg_cudaMemcpyToArrayAsync(void);
+extern void cutap_tg_cudaMemcpyToArrayAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpyToArray_ptds(void);
+extern void cutap_tg_cudaMemcpyToSymbol(void);
+extern void cutap_tg_cudaMemcpyToSymbolAsync(void);
+extern void cutap_tg_cudaMemcpyToSymbolAsync_ptsz(void);
+extern void cutap_tg_cudaMemcpyToSymbol_ptds(void);
+extern void cutap_tg_cudaMemcpy_ptds(void);
+extern void cutap_tg_cudaMemset(void);
+extern void cutap_tg_cudaMemset2D(void);
+extern void cutap_tg_cudaMemset2DAsync(void);
+extern void cutap_tg_cudaMemset2DAsync_ptsz(void);
+extern void cutap_tg_cudaMemset2D_ptds(void);
+extern void cutap_tg_cudaMemset3D(void);
+extern void cutap_tg_cudaMemset3DAsync(void);
+extern void cutap_tg_cudaMemset3DAsync_ptsz(void);
+extern void cutap_tg_cudaMemset3D_ptds(void);
+extern void cutap_tg_cudaMemsetAsync(void);
+extern void cutap_tg_cudaMemsetAsync_ptsz(void);
+extern void cutap_tg_cudaMemset_ptds(void);
 
 void *const cutap_fast_trace[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_cuArrayDestroy] = (void *)cutap_tr_cuArrayDestroy,
@@ -10226,4 +10403,184 @@ void *const cutap_fast_count[CUTAP_STATIC_COUNT] = {
     [CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm] = (void *)cutap_ct_nvmlVgpuTypeGetMaxInstancesPerVm,
     [CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads] = (void *)cutap_ct_nvmlVgpuTypeGetNumDisplayHeads,
     [CUTAP_ID_nvmlVgpuTypeGetResolution] = (void *)cutap_ct_nvmlVgpuTypeGetResolution,
+};
+
+void *const cutap_fast_trace_gpu[CUTAP_STATIC_COUNT] = {
+    [CUTAP_ID_cuGraphLaunch] = (void *)cutap_tg_cuGraphLaunch,
+    [CUTAP_ID_cuGraphLaunch_ptsz] = (void *)cutap_tg_cuGraphLaunch_ptsz,
+    [CUTAP_ID_cuLaunch] = (void *)cutap_tg_cuLaunch,
+    [CUTAP_ID_cuLaunchCooperativeKernel] = (void *)cutap_tg_cuLaunchCooperativeKernel,
+    [CUTAP_ID_cuLaunchCooperativeKernel_ptsz] = (void *)cutap_tg_cuLaunchCooperativeKernel_ptsz,
+    [CUTAP_ID_cuLaunchGrid] = (void *)cutap_tg_cuLaunchGrid,
+    [CUTAP_ID_cuLaunchGridAsync] = (void *)cutap_tg_cuLaunchGridAsync,
+    [CUTAP_ID_cuLaunchKernel] = (void *)cutap_tg_cuLaunchKernel,
+    [CUTAP_ID_cuLaunchKernel_ptsz] = (void *)cutap_tg_cuLaunchKernel_ptsz,
+    [CUTAP_ID_cuMemcpy] = (void *)cutap_tg_cuMemcpy,
+    [CUTAP_ID_cuMemcpy2D] = (void *)cutap_tg_cuMemcpy2D,
+    [CUTAP_ID_cuMemcpy2DAsync] = (void *)cutap_tg_cuMemcpy2DAsync,
+    [CUTAP_ID_cuMemcpy2DAsync_v2] = (void *)cutap_tg_cuMemcpy2DAsync_v2,
+    [CUTAP_ID_cuMemcpy2DAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpy2DAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpy2DUnaligned] = (void *)cutap_tg_cuMemcpy2DUnaligned,
+    [CUTAP_ID_cuMemcpy2DUnaligned_v2] = (void *)cutap_tg_cuMemcpy2DUnaligned_v2,
+    [CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds] = (void *)cutap_tg_cuMemcpy2DUnaligned_v2_ptds,
+    [CUTAP_ID_cuMemcpy2D_v2] = (void *)cutap_tg_cuMemcpy2D_v2,
+    [CUTAP_ID_cuMemcpy2D_v2_ptds] = (void *)cutap_tg_cuMemcpy2D_v2_ptds,
+    [CUTAP_ID_cuMemcpy3D] = (void *)cutap_tg_cuMemcpy3D,
+    [CUTAP_ID_cuMemcpy3DAsync] = (void *)cutap_tg_cuMemcpy3DAsync,
+    [CUTAP_ID_cuMemcpy3DAsync_v2] = (void *)cutap_tg_cuMemcpy3DAsync_v2,
+    [CUTAP_ID_cuMemcpy3DAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpy3DAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpy3DBatchAsync] = (void *)cutap_tg_cuMemcpy3DBatchAsync,
+    [CUTAP_ID_cuMemcpy3DBatchAsync_ptsz] = (void *)cutap_tg_cuMemcpy3DBatchAsync_ptsz,
+    [CUTAP_ID_cuMemcpy3DBatchAsync_v2] = (void *)cutap_tg_cuMemcpy3DBatchAsync_v2,
+    [CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpy3DBatchAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpy3DPeer] = (void *)cutap_tg_cuMemcpy3DPeer,
+    [CUTAP_ID_cuMemcpy3DPeerAsync] = (void *)cutap_tg_cuMemcpy3DPeerAsync,
+    [CUTAP_ID_cuMemcpy3DPeerAsync_ptsz] = (void *)cutap_tg_cuMemcpy3DPeerAsync_ptsz,
+    [CUTAP_ID_cuMemcpy3DPeer_ptds] = (void *)cutap_tg_cuMemcpy3DPeer_ptds,
+    [CUTAP_ID_cuMemcpy3D_v2] = (void *)cutap_tg_cuMemcpy3D_v2,
+    [CUTAP_ID_cuMemcpy3D_v2_ptds] = (void *)cutap_tg_cuMemcpy3D_v2_ptds,
+    [CUTAP_ID_cuMemcpyAsync] = (void *)cutap_tg_cuMemcpyAsync,
+    [CUTAP_ID_cuMemcpyAsync_ptsz] = (void *)cutap_tg_cuMemcpyAsync_ptsz,
+    [CUTAP_ID_cuMemcpyAtoA] = (void *)cutap_tg_cuMemcpyAtoA,
+    [CUTAP_ID_cuMemcpyAtoA_v2] = (void *)cutap_tg_cuMemcpyAtoA_v2,
+    [CUTAP_ID_cuMemcpyAtoA_v2_ptds] = (void *)cutap_tg_cuMemcpyAtoA_v2_ptds,
+    [CUTAP_ID_cuMemcpyAtoD] = (void *)cutap_tg_cuMemcpyAtoD,
+    [CUTAP_ID_cuMemcpyAtoD_v2] = (void *)cutap_tg_cuMemcpyAtoD_v2,
+    [CUTAP_ID_cuMemcpyAtoD_v2_ptds] = (void *)cutap_tg_cuMemcpyAtoD_v2_ptds,
+    [CUTAP_ID_cuMemcpyAtoH] = (void *)cutap_tg_cuMemcpyAtoH,
+    [CUTAP_ID_cuMemcpyAtoHAsync] = (void *)cutap_tg_cuMemcpyAtoHAsync,
+    [CUTAP_ID_cuMemcpyAtoHAsync_v2] = (void *)cutap_tg_cuMemcpyAtoHAsync_v2,
+    [CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpyAtoHAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpyAtoH_v2] = (void *)cutap_tg_cuMemcpyAtoH_v2,
+    [CUTAP_ID_cuMemcpyAtoH_v2_ptds] = (void *)cutap_tg_cuMemcpyAtoH_v2_ptds,
+    [CUTAP_ID_cuMemcpyDtoA] = (void *)cutap_tg_cuMemcpyDtoA,
+    [CUTAP_ID_cuMemcpyDtoA_v2] = (void *)cutap_tg_cuMemcpyDtoA_v2,
+    [CUTAP_ID_cuMemcpyDtoA_v2_ptds] = (void *)cutap_tg_cuMemcpyDtoA_v2_ptds,
+    [CUTAP_ID_cuMemcpyDtoD] = (void *)cutap_tg_cuMemcpyDtoD,
+    [CUTAP_ID_cuMemcpyDtoDAsync] = (void *)cutap_tg_cuMemcpyDtoDAsync,
+    [CUTAP_ID_cuMemcpyDtoDAsync_v2] = (void *)cutap_tg_cuMemcpyDtoDAsync_v2,
+    [CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpyDtoDAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpyDtoD_v2] = (void *)cutap_tg_cuMemcpyDtoD_v2,
+    [CUTAP_ID_cuMemcpyDtoD_v2_ptds] = (void *)cutap_tg_cuMemcpyDtoD_v2_ptds,
+    [CUTAP_ID_cuMemcpyDtoH] = (void *)cutap_tg_cuMemcpyDtoH,
+    [CUTAP_ID_cuMemcpyDtoHAsync] = (void *)cutap_tg_cuMemcpyDtoHAsync,
+    [CUTAP_ID_cuMemcpyDtoHAsync_v2] = (void *)cutap_tg_cuMemcpyDtoHAsync_v2,
+    [CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpyDtoHAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpyDtoH_v2] = (void *)cutap_tg_cuMemcpyDtoH_v2,
+    [CUTAP_ID_cuMemcpyDtoH_v2_ptds] = (void *)cutap_tg_cuMemcpyDtoH_v2_ptds,
+    [CUTAP_ID_cuMemcpyHtoA] = (void *)cutap_tg_cuMemcpyHtoA,
+    [CUTAP_ID_cuMemcpyHtoAAsync] = (void *)cutap_tg_cuMemcpyHtoAAsync,
+    [CUTAP_ID_cuMemcpyHtoAAsync_v2] = (void *)cutap_tg_cuMemcpyHtoAAsync_v2,
+    [CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpyHtoAAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpyHtoA_v2] = (void *)cutap_tg_cuMemcpyHtoA_v2,
+    [CUTAP_ID_cuMemcpyHtoA_v2_ptds] = (void *)cutap_tg_cuMemcpyHtoA_v2_ptds,
+    [CUTAP_ID_cuMemcpyHtoD] = (void *)cutap_tg_cuMemcpyHtoD,
+    [CUTAP_ID_cuMemcpyHtoDAsync] = (void *)cutap_tg_cuMemcpyHtoDAsync,
+    [CUTAP_ID_cuMemcpyHtoDAsync_v2] = (void *)cutap_tg_cuMemcpyHtoDAsync_v2,
+    [CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz] = (void *)cutap_tg_cuMemcpyHtoDAsync_v2_ptsz,
+    [CUTAP_ID_cuMemcpyHtoD_v2] = (void *)cutap_tg_cuMemcpyHtoD_v2,
+    [CUTAP_ID_cuMemcpyHtoD_v2_ptds] = (void *)cutap_tg_cuMemcpyHtoD_v2_ptds,
+    [CUTAP_ID_cuMemcpyPeer] = (void *)cutap_tg_cuMemcpyPeer,
+    [CUTAP_ID_cuMemcpyPeerAsync] = (void *)cutap_tg_cuMemcpyPeerAsync,
+    [CUTAP_ID_cuMemcpyPeerAsync_ptsz] = (void *)cutap_tg_cuMemcpyPeerAsync_ptsz,
+    [CUTAP_ID_cuMemcpyPeer_ptds] = (void *)cutap_tg_cuMemcpyPeer_ptds,
+    [CUTAP_ID_cuMemcpy_ptds] = (void *)cutap_tg_cuMemcpy_ptds,
+    [CUTAP_ID_cuMemsetD16] = (void *)cutap_tg_cuMemsetD16,
+    [CUTAP_ID_cuMemsetD16Async] = (void *)cutap_tg_cuMemsetD16Async,
+    [CUTAP_ID_cuMemsetD16Async_ptsz] = (void *)cutap_tg_cuMemsetD16Async_ptsz,
+    [CUTAP_ID_cuMemsetD16_v2] = (void *)cutap_tg_cuMemsetD16_v2,
+    [CUTAP_ID_cuMemsetD16_v2_ptds] = (void *)cutap_tg_cuMemsetD16_v2_ptds,
+    [CUTAP_ID_cuMemsetD2D16] = (void *)cutap_tg_cuMemsetD2D16,
+    [CUTAP_ID_cuMemsetD2D16Async] = (void *)cutap_tg_cuMemsetD2D16Async,
+    [CUTAP_ID_cuMemsetD2D16Async_ptsz] = (void *)cutap_tg_cuMemsetD2D16Async_ptsz,
+    [CUTAP_ID_cuMemsetD2D16_v2] = (void *)cutap_tg_cuMemsetD2D16_v2,
+    [CUTAP_ID_cuMemsetD2D16_v2_ptds] = (void *)cutap_tg_cuMemsetD2D16_v2_ptds,
+    [CUTAP_ID_cuMemsetD2D32] = (void *)cutap_tg_cuMemsetD2D32,
+    [CUTAP_ID_cuMemsetD2D32Async] = (void *)cutap_tg_cuMemsetD2D32Async,
+    [CUTAP_ID_cuMemsetD2D32Async_ptsz] = (void *)cutap_tg_cuMemsetD2D32Async_ptsz,
+    [CUTAP_ID_cuMemsetD2D32_v2] = (void *)cutap_tg_cuMemsetD2D32_v2,
+    [CUTAP_ID_cuMemsetD2D32_v2_ptds] = (void *)cutap_tg_cuMemsetD2D32_v2_ptds,
+    [CUTAP_ID_cuMemsetD2D8] = (void *)cutap_tg_cuMemsetD2D8,
+    [CUTAP_ID_cuMemsetD2D8Async] = (void *)cutap_tg_cuMemsetD2D8Async,
+    [CUTAP_ID_cuMemsetD2D8Async_ptsz] = (void *)cutap_tg_cuMemsetD2D8Async_ptsz,
+    [CUTAP_ID_cuMemsetD2D8_v2] = (void *)cutap_tg_cuMemsetD2D8_v2,
+    [CUTAP_ID_cuMemsetD2D8_v2_ptds] = (void *)cutap_tg_cuMemsetD2D8_v2_ptds,
+    [CUTAP_ID_cuMemsetD32] = (void *)cutap_tg_cuMemsetD32,
+    [CUTAP_ID_cuMemsetD32Async] = (void *)cutap_tg_cuMemsetD32Async,
+    [CUTAP_ID_cuMemsetD32Async_ptsz] = (void *)cutap_tg_cuMemsetD32Async_ptsz,
+    [CUTAP_ID_cuMemsetD32_v2] = (void *)cutap_tg_cuMemsetD32_v2,
+    [CUTAP_ID_cuMemsetD32_v2_ptds] = (void *)cutap_tg_cuMemsetD32_v2_ptds,
+    [CUTAP_ID_cuMemsetD8] = (void *)cutap_tg_cuMemsetD8,
+    [CUTAP_ID_cuMemsetD8Async] = (void *)cutap_tg_cuMemsetD8Async,
+    [CUTAP_ID_cuMemsetD8Async_ptsz] = (void *)cutap_tg_cuMemsetD8Async_ptsz,
+    [CUTAP_ID_cuMemsetD8_v2] = (void *)cutap_tg_cuMemsetD8_v2,
+    [CUTAP_ID_cuMemsetD8_v2_ptds] = (void *)cutap_tg_cuMemsetD8_v2_ptds,
+    [CUTAP_ID___cudaLaunchKernel] = (void *)cutap_tg___cudaLaunchKernel,
+    [CUTAP_ID___cudaLaunchKernel_ptsz] = (void *)cutap_tg___cudaLaunchKernel_ptsz,
+    [CUTAP_ID_cudaGraphLaunch] = (void *)cutap_tg_cudaGraphLaunch,
+    [CUTAP_ID_cudaGraphLaunch_ptsz] = (void *)cutap_tg_cudaGraphLaunch_ptsz,
+    [CUTAP_ID_cudaLaunchCooperativeKernel] = (void *)cutap_tg_cudaLaunchCooperativeKernel,
+    [CUTAP_ID_cudaLaunchCooperativeKernel_ptsz] = (void *)cutap_tg_cudaLaunchCooperativeKernel_ptsz,
+    [CUTAP_ID_cudaLaunchKernel] = (void *)cutap_tg_cudaLaunchKernel,
+    [CUTAP_ID_cudaLaunchKernel_ptsz] = (void *)cutap_tg_cudaLaunchKernel_ptsz,
+    [CUTAP_ID_cudaMemcpy] = (void *)cutap_tg_cudaMemcpy,
+    [CUTAP_ID_cudaMemcpy2D] = (void *)cutap_tg_cudaMemcpy2D,
+    [CUTAP_ID_cudaMemcpy2DArrayToArray] = (void *)cutap_tg_cudaMemcpy2DArrayToArray,
+    [CUTAP_ID_cudaMemcpy2DArrayToArray_ptds] = (void *)cutap_tg_cudaMemcpy2DArrayToArray_ptds,
+    [CUTAP_ID_cudaMemcpy2DAsync] = (void *)cutap_tg_cudaMemcpy2DAsync,
+    [CUTAP_ID_cudaMemcpy2DAsync_ptsz] = (void *)cutap_tg_cudaMemcpy2DAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy2DFromArray] = (void *)cutap_tg_cudaMemcpy2DFromArray,
+    [CUTAP_ID_cudaMemcpy2DFromArrayAsync] = (void *)cutap_tg_cudaMemcpy2DFromArrayAsync,
+    [CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz] = (void *)cutap_tg_cudaMemcpy2DFromArrayAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy2DFromArray_ptds] = (void *)cutap_tg_cudaMemcpy2DFromArray_ptds,
+    [CUTAP_ID_cudaMemcpy2DToArray] = (void *)cutap_tg_cudaMemcpy2DToArray,
+    [CUTAP_ID_cudaMemcpy2DToArrayAsync] = (void *)cutap_tg_cudaMemcpy2DToArrayAsync,
+    [CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz] = (void *)cutap_tg_cudaMemcpy2DToArrayAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy2DToArray_ptds] = (void *)cutap_tg_cudaMemcpy2DToArray_ptds,
+    [CUTAP_ID_cudaMemcpy2D_ptds] = (void *)cutap_tg_cudaMemcpy2D_ptds,
+    [CUTAP_ID_cudaMemcpy3D] = (void *)cutap_tg_cudaMemcpy3D,
+    [CUTAP_ID_cudaMemcpy3DAsync] = (void *)cutap_tg_cudaMemcpy3DAsync,
+    [CUTAP_ID_cudaMemcpy3DAsync_ptsz] = (void *)cutap_tg_cudaMemcpy3DAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy3DBatchAsync] = (void *)cutap_tg_cudaMemcpy3DBatchAsync,
+    [CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz] = (void *)cutap_tg_cudaMemcpy3DBatchAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy3DPeer] = (void *)cutap_tg_cudaMemcpy3DPeer,
+    [CUTAP_ID_cudaMemcpy3DPeerAsync] = (void *)cutap_tg_cudaMemcpy3DPeerAsync,
+    [CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz] = (void *)cutap_tg_cudaMemcpy3DPeerAsync_ptsz,
+    [CUTAP_ID_cudaMemcpy3DPeer_ptds] = (void *)cutap_tg_cudaMemcpy3DPeer_ptds,
+    [CUTAP_ID_cudaMemcpy3D_ptds] = (void *)cutap_tg_cudaMemcpy3D_ptds,
+    [CUTAP_ID_cudaMemcpyArrayToArray] = (void *)cutap_tg_cudaMemcpyArrayToArray,
+    [CUTAP_ID_cudaMemcpyArrayToArray_ptds] = (void *)cutap_tg_cudaMemcpyArrayToArray_ptds,
+    [CUTAP_ID_cudaMemcpyAsync] = (void *)cutap_tg_cudaMemcpyAsync,
+    [CUTAP_ID_cudaMemcpyAsync_ptsz] = (void *)cutap_tg_cudaMemcpyAsync_ptsz,
+    [CUTAP_ID_cudaMemcpyFromArray] = (void *)cutap_tg_cudaMemcpyFromArray,
+    [CUTAP_ID_cudaMemcpyFromArrayAsync] = (void *)cutap_tg_cudaMemcpyFromArrayAsync,
+    [CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz] = (void *)cutap_tg_cudaMemcpyFromArrayAsync_ptsz,
+    [CUTAP_ID_cudaMemcpyFromArray_ptds] = (void *)cutap_tg_cudaMemcpyFromArray_ptds,
+    [CUTAP_ID_cudaMemcpyFromSymbol] = (void *)cutap_tg_cudaMemcpyFromSymbol,
+    [CUTAP_ID_cudaMemcpyFromSymbolAsync] = (void *)cutap_tg_cudaMemcpyFromSymbolAsync,
+    [CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz] = (void *)cutap_tg_cudaMemcpyFromSymbolAsync_ptsz,
+    [CUTAP_ID_cudaMemcpyFromSymbol_ptds] = (void *)cutap_tg_cudaMemcpyFromSymbol_ptds,
+    [CUTAP_ID_cudaMemcpyPeer] = (void *)cutap_tg_cudaMemcpyPeer,
+    [CUTAP_ID_cudaMemcpyPeerAsync] = (void *)cutap_tg_cudaMemcpyPeerAsync,
+    [CUTAP_ID_cudaMemcpyToArray] = (void *)cutap_tg_cudaMemcpyToArray,
+    [CUTAP_ID_cudaMemcpyToArrayAsync] = (void *)cutap_tg_cudaMemcpyToArrayAsync,
+    [CUTAP_ID_cudaMemcpyToArrayAsync_ptsz] = (void *)cutap_tg_cudaMemcpyToArrayAsync_ptsz,
+    [CUTAP_ID_cudaMemcpyToArray_ptds] = (void *)cutap_tg_cudaMemcpyToArray_ptds,
+    [CUTAP_ID_cudaMemcpyToSymbol] = (void *)cutap_tg_cudaMemcpyToSymbol,
+    [CUTAP_ID_cudaMemcpyToSymbolAsync] = (void *)cutap_tg_cudaMemcpyToSymbolAsync,
+    [CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz] = (void *)cutap_tg_cudaMemcpyToSymbolAsync_ptsz,
+    [CUTAP_ID_cudaMemcpyToSymbol_ptds] = (void *)cutap_tg_cudaMemcpyToSymbol_ptds,
+    [CUTAP_ID_cudaMemcpy_ptds] = (void *)cutap_tg_cudaMemcpy_ptds,
+    [CUTAP_ID_cudaMemset] = (void *)cutap_tg_cudaMemset,
+    [CUTAP_ID_cudaMemset2D] = (void *)cutap_tg_cudaMemset2D,
+    [CUTAP_ID_cudaMemset2DAsync] = (void *)cutap_tg_cudaMemset2DAsync,
+    [CUTAP_ID_cudaMemset2DAsync_ptsz] = (void *)cutap_tg_cudaMemset2DAsync_ptsz,
+    [CUTAP_ID_cudaMemset2D_ptds] = (void *)cutap_tg_cudaMemset2D_ptds,
+    [CUTAP_ID_cudaMemset3D] = (void *)cutap_tg_cudaMemset3D,
+    [CUTAP_ID_cudaMemset3DAsync] = (void *)cutap_tg_cudaMemset3DAsync,
+    [CUTAP_ID_cudaMemset3DAsync_ptsz] = (void *)cutap_tg_cudaMemset3DAsync_ptsz,
+    [CUTAP_ID_cudaMemset3D_ptds] = (void *)cutap_tg_cudaMemset3D_ptds,
+    [CUTAP_ID_cudaMemsetAsync] = (void *)cutap_tg_cudaMemsetAsync,
+    [CUTAP_ID_cudaMemsetAsync_ptsz] = (void *)cutap_tg_cudaMemsetAsync_ptsz,
+    [CUTAP_ID_cudaMemset_ptds] = (void *)cutap_tg_cudaMemset_ptds,
 };

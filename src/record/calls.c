@@ -421,6 +421,10 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
  * callbacks alone cost more). tests/run.sh fused_path_same_records checks
  * that both paths write the same records and the same counters. */
 _Atomic uint8_t cutap_fast_mask;
+/* The join's client's bit under `trace --gpu` (record/gpu.c sets it before
+ * it asks for the enqueuing functions): refresh hands their trace fast
+ * paths' --gpu variants out where it and the recorder are the clients. */
+_Atomic uint8_t cutap_gpu_fast_bit;
 
 /* Counting mode, a timed call (how: count_is_timed's answer), or one that
  * cannot be counted (c NULL). */

@@ -504,7 +504,13 @@ void rec_gpu_setup(void)
     diag_nort = diag && strstr(diag, "nort");
     if (!(diag && strstr(diag, "nopush"))) {
         gpu_client = cutap_register("gpu-correlation", gpu_pre, gpu_post, NULL);
-        if (gpu_client < 0 || cutap_enable_filter(gpu_client, work_filter))
+        if (gpu_client < 0)
+            return;
+        /* (before the ids are asked for: their refresh hands the fast
+         * paths' --gpu variants out, which call gpu_pre's and gpu_post's
+         * work themselves) */
+        atomic_store(&cutap_gpu_fast_bit, (uint8_t)(1u << gpu_client));
+        if (cutap_enable_filter(gpu_client, work_filter))
             return;
         int cap = cutap_register("gpu-capture", NULL, gpu_capture_post, NULL);
         if (cap >= 0)

@@ -47,14 +47,14 @@ static _Atomic uint32_t refused_id[REFUSED_MAX];
 static _Atomic unsigned nrefused;
 static _Atomic int refusing_lock;
 
-static int is_refused(const cutap_call_t *call)
+static int is_refused(uint32_t id, int layer)
 {
     unsigned n = atomic_load_explicit(&nrefused, memory_order_acquire);
-    if ((n & REFUSE_RUNTIME) && call->layer == CUTAP_LAYER_RUNTIME)
+    if ((n & REFUSE_RUNTIME) && layer == CUTAP_LAYER_RUNTIME)
         return 1;
     n &= ~REFUSE_RUNTIME;
     for (unsigned i = 0; i < n; i++)
-        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == call->id)
+        if (atomic_load_explicit(&refused_id[i], memory_order_relaxed) == id)
             return 1;
     return 0;
 }
@@ -77,7 +77,8 @@ static void open_call(uint64_t bits, int refused, uint64_t *scratch)
 }
 
 /* --- pushing the launching call's place --------------------------------- */
-static int gpu_push(cutap_call_t *call, uint64_t *scratch);
+static void gpu_push(uint32_t id, int layer, uint32_t flags, uint64_t w, uint64_t *scratch);
+static void gpu_pop(uint64_t scratch, uint32_t flags, uint64_t result, int has_fn);
 /* scratch: bit 0 pushed (popped in post), bit 1 paired here or by the
  * callbacks, bit 2 no enqueuing call encloses it (counted in gpu_pushed,
  * in post, if made), bit 3 joined through the callbacks, bit 4 of a
@@ -86,9 +87,30 @@ int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     int e = errno;   /* (around the program's calls: its errno is kept) */
-    int k = gpu_push(call, scratch);
+    int rc = cutap_recorder_client;
+    if (rc >= 0)
+        gpu_push(call->id, call->layer, call->flags, ((struct cutap_icall *)(void *)call)->scratch[rc], scratch);
     errno = e;
-    return k;
+    return CUTAP_PROCEED;
+}
+
+/* The same from a trace fast path's --gpu variant (gen/fastpath_generator.py:
+ * an enqueuing function whose clients are the recorder and this join): r
+ * its record, published; its layer the id's. */
+uint64_t cutap_fp_gpu_pre(uint32_t id, struct cutap_rec_call *r)
+{
+    int e = errno;
+    uint64_t scratch = 0;
+    gpu_push(id, cutap_fn(id)->layer, 0, (uint64_t)(uintptr_t)r, &scratch);
+    errno = e;
+    return scratch;
+}
+
+void cutap_fp_gpu_post(uint64_t scratch, uint64_t result)
+{
+    int e = errno;
+    gpu_pop(scratch, 0, result, 1);
+    errno = e;
 }
 
 
@@ -126,29 +148,30 @@ void gpu_yield(void)
     errno = e;
 }
 
-static int gpu_push(cutap_call_t *call, uint64_t *scratch)
+/* A recorded enqueuing call of id (layer, flags: its cutap_call_t's) opens,
+ * w its record's address as the recorder noted it: scratch as gpu_post
+ * reads it (left 0: nothing to do after). */
+static void gpu_push(uint32_t id, int layer, uint32_t flags, uint64_t w, uint64_t *scratch)
 {
-    int rc = cutap_recorder_client;
-    if (!atomic_load_explicit(&gpu_live, memory_order_relaxed) || rc < 0)
-        return CUTAP_PROCEED;
+    if (!atomic_load_explicit(&gpu_live, memory_order_relaxed))
+        return;
     uint64_t taken = __atomic_load_n(&cutap_cupti_client_ns, __ATOMIC_RELAXED);
     if (CUTAP_UNLIKELY(taken > started_ns)) {
         taken_over(taken);
-        return CUTAP_PROCEED;
+        return;
     }
-    int refused = CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(call);
-    uint64_t w = ((struct cutap_icall *)(void *)call)->scratch[rc];
+    int refused = CUTAP_UNLIKELY(atomic_load_explicit(&nrefused, memory_order_relaxed)) && is_refused(id, layer);
     struct rec_thread *t = &cutap_rt;
     char *end = (char *)t->end, *r = (char *)(uintptr_t)w;
     if (!w || (w >> 47) || !end || r < end - rec_file.csize + CUTAP_SLOT || r >= end) {
         if (!refused && cutap_tls.gpu_open)
             cutap_tls.gpu_known = 1;   /* its callback still joins the work to the outermost call */
-        return CUTAP_PROCEED;   /* not recorded (counted, filtered out, no room) */
+        return;   /* not recorded (counted, filtered out, no room) */
     }
     const struct cutap_chunk_header *h = (const void *)(end - rec_file.csize);
     uint64_t ext = h->take << 24 | (uint64_t)(r - (end - rec_file.csize)) / CUTAP_SLOT;
     uint32_t cc = cutap_tls.cupti_corr;
-    if ((call->flags & CUTAP_CALL_REPORTED) && cc) {
+    if ((flags & CUTAP_CALL_REPORTED) && cc) {
         /* a static runtime's call reported through cutap's CUPTI
          * subscription (--runtime=cupti): CUPTI took the external id before
          * calling us, so the pair is written here, as CUPTI would */
@@ -163,7 +186,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
         if (rec_file.hdr)
             header_add(ok ? &rec_file.hdr->gpu_records : &rec_file.hdr->gpu_lost, 1);
         open_call(2, refused, scratch);
-        return CUTAP_PROCEED;
+        return;
     }
     if (atomic_load_explicit(&join_cb, memory_order_relaxed) == JOIN_ON) {
         /* CUPTI's entry callbacks inside the call pair their ids with the
@@ -173,7 +196,7 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
             cutap_tls.gpu_last_corr = 0;
         }
         open_call(2 | 8, refused, scratch);
-        return CUTAP_PROCEED;
+        return;
     }
     if (C.push(EXT_KIND, ext) == CUPTI_OK) {
         /* counted where no enqueuing call encloses it: CUPTI records no API
@@ -182,7 +205,6 @@ static int gpu_push(cutap_call_t *call, uint64_t *scratch)
          * pushes) */
         open_call(1, refused, scratch);
     }
-    return CUTAP_PROCEED;
 }
 
 void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
@@ -191,13 +213,22 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     if (!*scratch)
         return;
     int e = errno;
+    gpu_pop(*scratch, call->flags, call->result, call->fn || (call->flags & CUTAP_CALL_REPORTED));
+    errno = e;
+}
+
+/* The call that gpu_push opened (scratch, not 0) ends: flags its
+ * cutap_call_t's, result its result, has_fn whether it reached its
+ * function (a missing one's never reached CUPTI). */
+static void gpu_pop(uint64_t scratch, uint32_t flags, uint64_t result, int has_fn)
+{
     uint64_t last;
-    if (*scratch & 1)
+    if (scratch & 1)
         C.pop(EXT_KIND, &last);
     /* a refused call that ran and made work (not skipped by fault
      * injection, not failed, not captured into a graph: the graph's launch
      * is joined) */
-    if (CUTAP_UNLIKELY(*scratch & 16) && !(call->flags & CUTAP_CALL_SKIPPED) && call->result == CUTAP_CUDA_SUCCESS &&
+    if (CUTAP_UNLIKELY(scratch & 16) && !(flags & CUTAP_CALL_SKIPPED) && result == CUTAP_CUDA_SUCCESS &&
         !cutap_tls.gpu_capturing)
         cutap_tls.gpu_refused = 1;
     if (cutap_tls.gpu_open && !--cutap_tls.gpu_open) {
@@ -211,10 +242,9 @@ void gpu_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     /* a call skipped (fault injection) or whose function is missing never
      * reached CUPTI; joined through callbacks, a failed one enqueued
      * nothing that could show it was delivered */
-    if ((*scratch & 4) && !(call->flags & CUTAP_CALL_SKIPPED) && (call->fn || (call->flags & CUTAP_CALL_REPORTED)) &&
-        (!(*scratch & 8) || (call->result == CUTAP_CUDA_SUCCESS && !cutap_tls.gpu_capturing)) && rec_file.hdr)
+    if ((scratch & 4) && !(flags & CUTAP_CALL_SKIPPED) && has_fn &&
+        (!(scratch & 8) || (result == CUTAP_CUDA_SUCCESS && !cutap_tls.gpu_capturing)) && rec_file.hdr)
         header_add(&rec_file.hdr->gpu_pushed, 1);
-    errno = e;
 }
 
 /* --- joining through CUPTI's callbacks ----------------------------------- */

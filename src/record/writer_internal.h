@@ -79,6 +79,7 @@ extern _Atomic uint8_t cutap_named[CUTAP_MAX_IDS];
 extern uint64_t cutap_slow_ticks;
 extern int cutap_fast_kind, cutap_no_kernel_names, cutap_rec_tsc;
 extern _Atomic uint8_t cutap_fast_mask;
+extern _Atomic uint8_t cutap_gpu_fast_bit;   /* (calls.c) */
 extern _Atomic uint32_t cutap_cap_block;
 extern char cutap_rec_dir[];
 void cutap_rec_freeze(uint32_t reason, uint32_t id, uint64_t result);
