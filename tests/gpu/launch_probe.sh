@@ -7,7 +7,9 @@
 # mode, under perf record (where the host lets it sample; a perf carried
 # as build/perf.tar.xz otherwise) the share of each object and the top
 # symbols, and for trace the calls cutap recorded per launch (cutap
-# report): what a launch makes besides cuLaunchKernel.
+# report): what a launch makes besides cuLaunchKernel. With
+# LPROBE_OLD=DIR (a libcutap.so and its libcutap_core.so of another build,
+# carried), the modes trace_old and tgpu_old run that build beside this one.
 #   tests/gpu/launch_probe.sh [CYCLES] [ROUNDS]
 set -u
 cd "$(dirname "$0")/../.."
@@ -33,11 +35,14 @@ run() {   # MODE [WRAPPER...]: the probe in that mode
     trace) env=(CUTAP_TRACE="$T/tr.$m" LD_PRELOAD="$PWD/build/libcutap.so") ;;
     trace_nohelper) env=(CUTAP_TRACE="$T/tr.$m" CUTAP_PREFAULT=0 LD_PRELOAD="$PWD/build/libcutap.so") ;;
     tgpu) env=(CUTAP_TRACE="$T/tr.$m" CUTAP_GPU=1 LD_PRELOAD="$PWD/build/libcutap.so") ;;
+    trace_old) env=(CUTAP_TRACE="$T/tr.$m" LD_PRELOAD="$LPROBE_OLD/libcutap.so") ;;
+    tgpu_old) env=(CUTAP_TRACE="$T/tr.$m" CUTAP_GPU=1 LD_PRELOAD="$LPROBE_OLD/libcutap.so") ;;
   esac
   rm -rf "$T/tr.$m"
   "$@" env "${env[@]}" taskset -c 4 $B/launch_probe "$rounds"
 }
 modes="bare trace trace_nohelper tgpu"
+[ -n "${LPROBE_OLD:-}" ] && LPROBE_OLD=$(cd "$LPROBE_OLD" && pwd) && modes="bare trace trace_old tgpu tgpu_old"
 for c in $(seq "$cycles"); do
   for m in $modes; do
     run $m | awk -v m=$m '{print m, $4, $6}' >>"$T/all"
