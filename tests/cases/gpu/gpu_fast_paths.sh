@@ -6,8 +6,8 @@
 # launch 214 ns of cutap's code against 60 (tests/gpu/launch_probe.sh,
 # docs/GPU_RESULTS.md). On t_gpu 20 2: each enqueuing driver function with
 # a fast path takes the general path at most once a thread (its first
-# call names it; CUTAP_DIAG_PATHS counts; cuLaunchKernel may stay there, a
-# race of the first calls that plain trace has too), and every GPU record is joined
+# call names it; CUTAP_DIAG_PATHS counts; cuLaunchKernel's calls from the
+# runtime copy may stay there, as in plain trace), and every GPU record is joined
 # as by the general path (the kernels, copies and memsets per name, no
 # pair lost or doubled), through CUPTI's callbacks and through external
 # ids (CUTAP_GPU_DIAG=push); the program's output is as without cutap.
@@ -30,10 +30,11 @@ for m in cb push; do
     stuck=
     for f in $fast; do
         n=$(awk -v f="$f" '$3 == "general" && $4 == f {print $5}' "$WORK/$m.paths")
-        # (cuLaunchKernel, the first enqueuing function, may stay on the
-        # general path for the whole run: a race of the first calls of two
-        # threads that plain trace shows too, 3 runs of 16 on a27b9a0;
-        # any other is this change's failure)
+        # (cuLaunchKernel may stay on the general path for the whole run:
+        # in about 1 run of 8, plain trace too (3 of 16 on a27b9a0), its 40
+        # calls made inside the runtime copy's cudaLaunchKernel, though the
+        # front's entry names the fast path at exit: not yet explained; any
+        # other function is this change's failure)
         [ "${n:-0}" -le 2 ] || [ "$f" = cuLaunchKernel ] || stuck="$stuck $f:$n"
     done
     [ -z "$stuck" ] || { say "  $m: on the general path (of 40 calls):$stuck (at most once a thread expected)"; exit 1; }
